@@ -1,0 +1,10 @@
+// The DataSource the TypeORM CLI uses (npm run migration:run / migration:generate).
+// It is built from the same validated configuration and options as the application.
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { loadDatabaseConfig, loadDotEnvFile } from './src/config/app.config.js';
+import { buildDataSourceOptions } from './src/database/data-source-options.js';
+
+loadDotEnvFile();
+
+export default new DataSource(buildDataSourceOptions(loadDatabaseConfig()));

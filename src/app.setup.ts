@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import { ConsoleLogger, Logger, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AllExceptionsFilter, sendError } from './common/errors/all-exceptions.filter.js';
+import { ApiError, ERROR_STATUS } from './common/errors/error-codes.js';
+import { inspectJson } from './common/validation/json-bounds.validator.js';
+import type { AppConfig } from './config/app.config.js';
+
+/** Any JSON body nested deeper than this is refused before class-transformer walks it recursively. */
+export const MAX_BODY_DEPTH = 32;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    // Accept a caller's X-Request-Id when it is safe to log, else make one.
+    requestIdHeader: false,
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    logger:
+      config.logLevel === 'silent'
+        ? false
+        : {
+            level: config.logLevel,
+            // Request logs carry method, path, status and latency only: no headers, no bodies, no query.
+            serializers: {
+              req: (request: { method: string; url: string }) => ({ method: request.method, path: request.url.split('?')[0] }),
+              res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+            },
+            redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
+          },
+    routerOptions: { ignoreTrailingSlash: false },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+}
+
+export function createLogger(config: AppConfig): ConsoleLogger {
+  const levels = { fatal: ['fatal'], error: ['fatal', 'error'], warn: ['fatal', 'error', 'warn'] } as const;
+  return new ConsoleLogger({
+    json: true,
+    logLevels:
+      config.logLevel === 'silent'
+        ? []
+        : [...(levels[config.logLevel as keyof typeof levels] ?? ['fatal', 'error', 'warn', 'log'])],
+  });
+}
+
+function flatten(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) =>
+      prefix ? message.replace(error.property, path) : message,
+    );
+    return [...own, ...flatten(error.children ?? [], path)];
+  });
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Everything that makes the app this service: shared by main.ts and the e2e tests. */
+export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const errorLogger = new Logger('Errors');
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        // Swagger UI at /docs ships its own styles and an inline init script.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+      },
+    },
+  });
+  if (config.corsOrigins.length) app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['ETag', 'X-Request-Id'] });
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+    const hasBody =
+      request.headers['transfer-encoding'] !== undefined ||
+      (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+    if (['POST', 'PUT', 'PATCH'].includes(request.method) && hasBody) {
+      const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (type !== 'application/json') {
+        throw new ApiError(
+          'unsupported_media_type',
+          'Send the request body as JSON with Content-Type: application/json.',
+        );
+      }
+    }
+  });
+
+  // Runs after JSON parsing and before Nest's pipes: the body must be one bounded JSON object.
+  fastify.addHook('preHandler', async (request) => {
+    if (!['POST', 'PUT', 'PATCH'].includes(request.method)) return;
+    if (request.body === undefined) {
+      if (request.method === 'POST') return; // e.g. logout, which takes no body
+      throw new ApiError('validation_failed', 'The request body must be a JSON object; send {} for no changes.');
+    }
+    if (!isPlainObject(request.body)) throw new ApiError('validation_failed', 'The request body must be a JSON object.');
+    const shape = inspectJson(request.body, MAX_BODY_DEPTH);
+    if (shape.forbiddenKey) {
+      throw new ApiError('validation_failed', `The request body must not contain the key "${shape.forbiddenKey}".`);
+    }
+    if (shape.depth > MAX_BODY_DEPTH) {
+      throw new ApiError('validation_failed', `The request body must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
+    }
+  });
+
+  // Errors raised by Fastify itself (body parsing, hooks) get the same {error, details} shape.
+  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, errorLogger));
+
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      stopAtFirstError: true,
+      transform: true,
+      transformOptions: { enableImplicitConversion: false },
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) =>
+        new ApiError('validation_failed', flatten(errors).join('; ') || 'The request is not valid.'),
+    }),
+  );
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(app, buildOpenApiConfig(), {
+    operationIdFactory: (controllerKey, methodKey) =>
+      `${controllerKey.replace(/Controller$/, '').replace(/^./, (c) => c.toLowerCase())}_${methodKey}`,
+  });
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+}
+
+function buildOpenApiConfig() {
+  const codes = Object.entries(ERROR_STATUS)
+    .map(([code, status]) => `| ${status} | \`${code}\` |`)
+    .join('\n');
+  return new DocumentBuilder()
+    .setTitle('Document Management Service')
+    .setVersion('0.1.0')
+    .setDescription(
+      [
+        'Login, document metadata updates and the caller\'s notifications.',
+        '',
+        '**Authentication.** POST /api/auth/login returns an HS256 JWT (default lifetime 1 hour, JWT_EXPIRES_IN). ' +
+          'Send it as `Authorization: Bearer <token>`. Tokens are revoked by POST /api/auth/logout, by a password ' +
+          'change and by deactivating the user.',
+        '',
+        '**Permissions.** Any authenticated user lists their own notifications only. A document can be updated by ' +
+          'its uploader and by users holding a role whose permissions include `"documents": ["update"]` ' +
+          '(the seeded `admin` role).',
+        '',
+        '**Errors.** Every error is `{ "error": "<code>", "details": "<sentence>" }` with one of these codes:',
+        '',
+        '| Status | error |',
+        '|---|---|',
+        codes,
+      ].join('\n'),
+    )
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .build();
+}

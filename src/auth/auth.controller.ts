@@ -1,0 +1,55 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { CurrentUser } from '../common/decorators/current-user.decorator.js';
+import { Public } from '../common/decorators/public.decorator.js';
+import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
+import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { AuthService } from './auth.service.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
+import { LoginDto } from './dto/login.dto.js';
+import { LoginResponseDto } from './dto/login-response.dto.js';
+
+@ApiTags('auth')
+@Controller('api/auth')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Exchange a username and password for a bearer token',
+    description:
+      'Returns a signed JWT (HS256) and the user with their roles. Unknown usernames, wrong passwords and ' +
+      'inactive accounts all answer the same 401 invalid_credentials.',
+  })
+  @ApiOkResponse({ type: LoginResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'invalid_credentials' })
+  @ApiCommonErrors({ body: true })
+  login(@Body() body: LoginDto): Promise<LoginResponseDto> {
+    return this.auth.login(body);
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Revoke every token of the calling user',
+    description: 'Bumps the user\'s token version: this token and every other one issued before stop working.',
+  })
+  @ApiNoContentResponse({ description: 'All of the caller\'s tokens are revoked.' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {
+    await this.auth.logout(user.id);
+  }
+}

@@ -1,0 +1,12 @@
+import type { RolePermissions } from '../users/entities/role.entity.js';
+
+/** What the guard attaches to a request: enough to authorize, nothing secret. */
+export interface AuthenticatedUser {
+  id: string;
+  username: string;
+  roles: { name: string; permissions: RolePermissions }[];
+}
+
+export function hasPermission(user: AuthenticatedUser, resource: string, action: string): boolean {
+  return user.roles.some((role) => role.permissions[resource]?.includes(action) ?? false);
+}

@@ -1,0 +1,34 @@
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { ApiError } from '../common/errors/error-codes.js';
+import { IS_PUBLIC } from '../common/decorators/public.decorator.js';
+
+/** Global guard: every route needs a valid bearer token unless marked @Public(). */
+@Injectable()
+export class JwtAuthGuard extends AuthGuard('jwt') {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override canActivate(context: ExecutionContext) {
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    if (isPublic) return true;
+    return super.canActivate(context);
+  }
+
+  override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {
+    if (error) throw error instanceof ApiError ? error : new ApiError('unauthorized', 'The token is not valid.');
+    if (!user) throw new ApiError('unauthorized', describeTokenProblem(info));
+    return user;
+  }
+}
+
+function describeTokenProblem(info: unknown): string {
+  const name = (info as { name?: string } | undefined)?.name;
+  const message = (info as { message?: string } | undefined)?.message ?? '';
+  if (name === 'TokenExpiredError') return 'The token has expired; log in again.';
+  if (name === 'NotBeforeError') return 'The token is not valid yet.';
+  if (message === 'No auth token') return 'Send a bearer token: Authorization: Bearer <token> (from POST /api/auth/login).';
+  return 'The token is malformed, wrongly signed or not issued by this service.';
+}

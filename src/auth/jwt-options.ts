@@ -1,0 +1,24 @@
+import type { JwtConfig } from '../config/app.config.js';
+
+/** Claims this service puts in its tokens. */
+export interface TokenClaims {
+  sub: string;
+  /** The user's token version at issue time; a bump in the user row revokes the token. */
+  ver: number;
+  iat?: number;
+  exp?: number;
+}
+
+/**
+ * One description of how tokens are signed and checked, fed to both JwtService (signing)
+ * and the passport-jwt strategy (verifying), so the two can never drift apart.
+ */
+export function jwtSettings(jwt: JwtConfig) {
+  return {
+    key: jwt.key,
+    algorithms: [jwt.algorithm],
+    issuer: jwt.issuer,
+    audience: jwt.audience,
+    expiresInSeconds: jwt.expiresInSeconds,
+  };
+}

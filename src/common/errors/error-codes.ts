@@ -1,0 +1,40 @@
+/**
+ * The stable error identifiers this API answers with, and the HTTP status of each.
+ * Clients branch on `error`; `details` is for people. Documented in Swagger as ErrorResponse.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_json: 400,
+  invalid_credentials: 401,
+  unauthorized: 401,
+  forbidden: 403,
+  document_not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** A failure with a stable code; services throw it and the global filter turns it into HTTP. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly details: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(details);
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}

@@ -1,0 +1,153 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { ApiError, type ErrorCode } from './error-codes.js';
+
+export interface MappedError {
+  status: number;
+  body: { error: ErrorCode; details: string };
+  headers: Record<string, string>;
+  /** True when the failure is ours (5xx) and deserves a server-side log line. */
+  unexpected: boolean;
+}
+
+const STATUS_TO_CODE: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+  503: 'service_unavailable',
+};
+
+// Driver error codes that mean "the database is not reachable right now", not "the query is wrong".
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  'ER_QUERY_TIMEOUT',
+  'ER_CONNECTION_KILLED',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'SQLITE_READONLY',
+]);
+
+function errorCodeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const candidate = error as { code?: unknown; driverError?: { code?: unknown }; cause?: unknown };
+  if (typeof candidate.driverError?.code === 'string') return candidate.driverError.code;
+  if (typeof candidate.code === 'string') return candidate.code;
+  return candidate.cause ? errorCodeOf(candidate.cause) : undefined;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = errorCodeOf(error);
+  if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+  const name = (error as { name?: string } | null)?.name;
+  const message = (error as { message?: string } | null)?.message ?? '';
+  // Pool or driver gave up before a connection existed.
+  return (
+    (name === 'TypeORMError' || name === 'Error') &&
+    /Pool is closed|Connection lost|Can't add new command when connection is in closed state|connect ETIMEDOUT|Queue limit reached|The database connection is not open/.test(
+      message,
+    )
+  );
+}
+
+function fastifyError(error: unknown): MappedError | undefined {
+  const candidate = error as { code?: unknown; statusCode?: unknown; message?: unknown } | null;
+  if (!candidate || typeof candidate.code !== 'string' || !candidate.code.startsWith('FST_')) {
+    // Fastify's JSON parser raises a SyntaxError with statusCode 400 for malformed bodies.
+    if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
+      return result(400, 'invalid_json', 'The request body is not valid JSON.');
+    }
+    return undefined;
+  }
+  switch (candidate.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return result(413, 'payload_too_large', 'The request body is larger than this service accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return result(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return result(400, 'invalid_json', 'The request declares a JSON body but it is empty; send {} for no changes.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return result(
+        400,
+        'invalid_json',
+        'The request body is not valid JSON, or it contains a forbidden "__proto__" or "constructor" key.',
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return result(400, 'invalid_json', 'The Content-Length header does not match the body.');
+    default: {
+      const status = typeof candidate.statusCode === 'number' ? candidate.statusCode : 500;
+      if (status >= 500) return undefined;
+      return result(status, STATUS_TO_CODE[status] ?? 'validation_failed', 'The request could not be processed.');
+    }
+  }
+}
+
+function result(status: number, code: ErrorCode, details: string, headers: Record<string, string> = {}): MappedError {
+  return { status, body: { error: code, details }, headers, unexpected: status >= 500 };
+}
+
+function detailsOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  if (typeof message === 'string') return message;
+  return exception.message;
+}
+
+/** Turns anything thrown anywhere into the one {error, details} answer. Pure, so it is unit-tested. */
+export function mapError(exception: unknown): MappedError {
+  if (exception instanceof ApiError) {
+    return result(exception.status, exception.code, exception.details, exception.headers);
+  }
+  if (exception instanceof HttpException) {
+    // Nest wraps Fastify's own 4xx errors (body parsing) in an HttpException with the original as cause.
+    const fromFastify = fastifyError((exception as { cause?: unknown }).cause);
+    if (fromFastify) return fromFastify;
+    const status = exception.getStatus();
+    if (status === HttpStatus.NOT_FOUND) {
+      return result(404, 'route_not_found', 'No such route; see /docs for the operations this service offers.');
+    }
+    if (status >= 500) return result(500, 'internal_error', 'An unexpected error occurred; it has been logged.');
+    return result(status, STATUS_TO_CODE[status] ?? 'validation_failed', detailsOf(exception));
+  }
+  const fromFastify = fastifyError(exception);
+  if (fromFastify) return fromFastify;
+  if (isDatabaseUnavailable(exception)) {
+    return {
+      ...result(503, 'service_unavailable', 'The database is temporarily unavailable; retry shortly.', {
+        'retry-after': '5',
+      }),
+      unexpected: true,
+    };
+  }
+  return result(500, 'internal_error', 'An unexpected error occurred; it has been logged.');
+}
+
+/**
+ * What a log line may say about an error: its class and driver code, never its message
+ * (driver messages can quote SQL and data) and never its stack.
+ */
+export function describeForLog(exception: unknown): { type: string; code?: string } {
+  const type = (exception as { constructor?: { name?: string } } | null)?.constructor?.name ?? typeof exception;
+  const code = errorCodeOf(exception);
+  return code ? { type, code } : { type };
+}

@@ -1,0 +1,50 @@
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+
+// C0 controls, DEL, C1 controls and the bidi embedding/override/isolate marks that can
+// make text display differently from what it is (e.g. U+202E reverses what follows).
+const FORBIDDEN_STRICT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+const FORBIDDEN_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+function textRule(name: string, pattern: RegExp, explanation: string, options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name,
+      target: object.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !pattern.test(value),
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property}${options?.each ? ' entries' : ''} must not contain ${explanation}`,
+      },
+    });
+}
+
+/** Rejects control characters and bidi overrides (single-line fields: title, tag, username). */
+export const NoControlCharacters = (options?: ValidationOptions) =>
+  textRule('noControlCharacters', FORBIDDEN_STRICT, 'control characters or bidirectional overrides', options);
+
+/** Like NoControlCharacters but allows tab, newline and carriage return (multi-line text). */
+export const NoControlCharactersExceptWhitespace = (options?: ValidationOptions) =>
+  textRule(
+    'noControlCharactersExceptWhitespace',
+    FORBIDDEN_MULTILINE,
+    'control characters other than tab and newline, or bidirectional overrides',
+    options,
+  );
+
+/** Bounds a string by its UTF-8 size, which is what hashing and storage actually pay for. */
+export function MaxBytes(max: number, options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'maxBytes',
+      target: object.constructor,
+      propertyName,
+      constraints: [max],
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || Buffer.byteLength(value, 'utf8') <= max,
+        defaultMessage: (args: ValidationArguments) => `${args.property} must be at most ${max} bytes long`,
+      },
+    });
+}

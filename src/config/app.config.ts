@@ -1,0 +1,196 @@
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { registerAs } from '@nestjs/config';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export type DatabaseConfig =
+  | { type: 'sqlite'; path: string }
+  | {
+      type: 'mysql';
+      host: string;
+      port: number;
+      username: string;
+      password: string;
+      database: string;
+    };
+
+export interface JwtConfig {
+  /** Loaded once as a KeyObject: jsonwebtoken verifies a KeyObject ~50x faster than a string secret. */
+  key: KeyObject;
+  generated: boolean;
+  algorithm: 'HS256';
+  expiresInSeconds: number;
+  issuer: string;
+  audience: string;
+}
+
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  host: string;
+  port: number;
+  database: DatabaseConfig;
+  /** Run pending migrations when the service starts (always on for SQLite). */
+  migrationsRun: boolean;
+  /** Statement/connection timeout towards the database, in milliseconds. */
+  databaseTimeoutMs: number;
+  jwt: JwtConfig;
+  seedPassword: string | undefined;
+  seedDemo: boolean;
+  corsOrigins: string[];
+  bodyLimitBytes: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How many argon2 hash verifications may run at once (each takes one libuv thread). */
+  passwordHashConcurrency: number;
+}
+
+/** Thrown at start-up when the environment is invalid; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/dms.sqlite';
+/** Development-only default for the demo users; never accepted in production. */
+export const DEVELOPMENT_SEED_PASSWORD = 'ChangeMe-Dev-Only-2026!';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** Parses "3600", "90s", "15m", "1h" or "7d" into seconds. */
+export function parseDuration(name: string, raw: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
+  if (!match) throw new ConfigError(`${name} must be a duration such as 3600, 15m, 1h or 1d, got "${raw}"`);
+  const factor = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = Number(match[1]) * factor;
+  if (seconds < 1 || seconds > 30 * 86400) throw new ConfigError(`${name} must be between 1 second and 30 days`);
+  return seconds;
+}
+
+export function parseDatabaseUrl(raw: string): DatabaseConfig {
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (!path) throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:data/dms.sqlite');
+    return { type: 'sqlite', path };
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be sqlite:PATH or mysql://user:pass@host:port/db');
+  }
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
+    throw new ConfigError(`DATABASE_URL scheme "${url.protocol}" is not supported; use sqlite: or mysql://`);
+  }
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!database) throw new ConfigError('DATABASE_URL must name a database, e.g. mysql://user:pass@host:3306/dms');
+  return {
+    type: 'mysql',
+    host: url.hostname || '127.0.0.1',
+    port: url.port ? Number(url.port) : 3306,
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database,
+  };
+}
+
+/** Loads ./.env into process.env (without overriding real variables) for the CLIs; the app uses ConfigModule. */
+export function loadDotEnvFile(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** The database part of the configuration alone, for the migration CLI and the admin commands. */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<AppConfig, 'database' | 'databaseTimeoutMs'> {
+  return {
+    database: parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
+    databaseTimeoutMs: integer(env, 'DB_TIMEOUT_MS', 5000, 100, 120000),
+  };
+}
+
+/**
+ * Reads and validates the whole environment once. Every failure names the variable,
+ * so a misconfigured deployment stops at start-up instead of failing per request.
+ */
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const nodeEnvRaw = env.NODE_ENV ?? 'development';
+  if (!['development', 'production', 'test'].includes(nodeEnvRaw)) {
+    throw new ConfigError(`NODE_ENV must be development, production or test, got "${nodeEnvRaw}"`);
+  }
+  const nodeEnv = nodeEnvRaw as NodeEnv;
+  const production = nodeEnv === 'production';
+
+  const { database, databaseTimeoutMs } = loadDatabaseConfig(env);
+
+  const secret = env.JWT_SECRET;
+  let generated = false;
+  let secretBytes: Buffer;
+  if (secret === undefined || secret === '') {
+    if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production (at least 32 characters)');
+    generated = true;
+    secretBytes = randomBytes(48);
+  } else {
+    if (Buffer.byteLength(secret) < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+    secretBytes = Buffer.from(secret);
+  }
+
+  const seedPassword = env.SEED_PASSWORD || (production ? undefined : DEVELOPMENT_SEED_PASSWORD);
+
+  const logLevel = (env.LOG_LEVEL || (nodeEnv === 'test' ? 'warn' : 'info')) as AppConfig['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  const corsOrigins = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^\s/]+$/.test(origin)) {
+      throw new ConfigError(`CORS_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`);
+    }
+  }
+
+  return {
+    nodeEnv,
+    host: env.HOST || '0.0.0.0',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    database,
+    migrationsRun: database.type === 'sqlite' ? true : boolean(env, 'DB_MIGRATIONS_RUN', false),
+    databaseTimeoutMs,
+    jwt: {
+      key: createSecretKey(secretBytes),
+      generated,
+      algorithm: 'HS256',
+      expiresInSeconds: parseDuration('JWT_EXPIRES_IN', env.JWT_EXPIRES_IN || '1h'),
+      issuer: env.JWT_ISSUER || 'document-management-service',
+      audience: env.JWT_AUDIENCE || 'document-management-service',
+    },
+    seedPassword,
+    seedDemo: boolean(env, 'SEED_DEMO', false),
+    corsOrigins,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
+    logLevel,
+    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+  };
+}
+
+/** The validated configuration as a Nest config namespace; inject with `@Inject(appConfig.KEY)`. */
+export const appConfig = registerAs('app', () => loadAppConfig());

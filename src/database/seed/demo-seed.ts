@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { hash } from '@node-rs/argon2';
+import type { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { AppConfig } from '../../config/app.config.js';
+import { DocumentType } from '../../documents/entities/document-type.entity.js';
+import { Document } from '../../documents/entities/document.entity.js';
+import { Project } from '../../documents/entities/project.entity.js';
+import {
+  NOTIFICATION_STATUSES,
+  NOTIFICATION_TYPES,
+  Notification,
+} from '../../notifications/entities/notification.entity.js';
+import { Role } from '../../users/entities/role.entity.js';
+import { User } from '../../users/entities/user.entity.js';
+import { ARGON2_OPTIONS } from '../../users/password-hasher.service.js';
+
+export interface SeedSummary {
+  users: { id: string; username: string; password: string; roles: string[] }[];
+  documents: { id: string; uploadedBy: string }[];
+  notifications: Record<string, number>;
+}
+
+export class SeedRefusedError extends Error {
+  override name = 'SeedRefusedError';
+}
+
+const DEMO_USERS = [
+  { username: 'admin', firstName: 'Ada', lastName: 'Admin', roles: ['admin'] },
+  { username: 'alice', firstName: 'Alice', lastName: 'Martin', roles: ['user'] },
+  { username: 'bob', firstName: 'Bob', lastName: 'Keller', roles: ['user'] },
+  { username: 'erin', firstName: 'Erin', lastName: 'Editor', roles: ['editor', 'user'] },
+] as const;
+
+const ROLES = [
+  { name: 'admin', permissions: { documents: ['update'], notifications: ['read'] } },
+  { name: 'editor', permissions: { documents: ['update'] } },
+  { name: 'user', permissions: { notifications: ['read'] } },
+];
+
+/** Notifications per (status, type) pair for alice: 4 x 4 x 4 = 64, more than three default pages. */
+const PER_PAIR_FOR_MAIN_USER = 4;
+
+/**
+ * Fills an empty database with demo data (users, roles, projects, types, documents and
+ * notifications). Refuses when any user exists, so it can never touch real data.
+ */
+export async function seedDemoData(dataSource: DataSource, password: string | undefined): Promise<SeedSummary> {
+  if (!password) {
+    throw new SeedRefusedError('SEED_PASSWORD must be set to seed a production database.');
+  }
+  if ((await dataSource.getRepository(User).count()) > 0) {
+    throw new SeedRefusedError('The database already has users; the seed only fills an empty database.');
+  }
+
+  const now = Date.now();
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000);
+
+  const roles = ROLES.map((role) => Object.assign(new Role(), { id: randomUUID(), ...role }));
+  const users: User[] = [];
+  for (const [index, demo] of DEMO_USERS.entries()) {
+    users.push(
+      Object.assign(new User(), {
+        id: randomUUID(),
+        username: demo.username,
+        email: `${demo.username}@example.com`,
+        firstName: demo.firstName,
+        lastName: demo.lastName,
+        passwordHash: await hash(password, ARGON2_OPTIONS),
+        isActive: true,
+        tokenVersion: 0,
+        createdAt: at(10_000 - index),
+        roles: roles.filter((role) => (demo.roles as readonly string[]).includes(role.name)),
+      }),
+    );
+  }
+  const [admin, alice, bob] = users;
+
+  const projects = ['Apollo', 'Hermes'].map((name, index) =>
+    Object.assign(new Project(), { id: randomUUID(), name, createdAt: at(9_000 - index) }),
+  );
+  const types = ['Contract', 'Specification'].map((name, index) =>
+    Object.assign(new DocumentType(), { id: randomUUID(), name, createdAt: at(9_000 - index) }),
+  );
+
+  const owners = [alice, alice, alice, bob, bob, bob, admin, admin];
+  const documents = owners.map((owner, index) =>
+    Object.assign(new Document(), {
+      id: randomUUID(),
+      projectId: projects[index % 2].id,
+      documentTypeId: types[index % 2].id,
+      title: `${types[index % 2].name} ${index + 1} for ${projects[index % 2].name}`,
+      description: `Demo document ${index + 1}, uploaded by ${owner.username}.`,
+      fileName: `document-${index + 1}.pdf`,
+      fileSize: 10_000 + index * 1_234,
+      mimeType: 'application/pdf',
+      currentVersion: 1,
+      status: 'draft',
+      tags: index % 2 ? ['spec'] : ['contract', 'legal'],
+      metadata: { department: index % 2 ? 'engineering' : 'legal' },
+      uploadedBy: owner.id,
+      rowVersion: 1,
+      createdAt: at(5_000 - index),
+      updatedAt: at(5_000 - index),
+    }),
+  );
+
+  const notifications: Notification[] = [];
+  const addNotifications = (user: User, perPair: number) => {
+    let index = 0;
+    for (const status of NOTIFICATION_STATUSES) {
+      for (const notificationType of NOTIFICATION_TYPES) {
+        for (let n = 0; n < perPair; n++, index++) {
+          // Two notifications share each timestamp, so ordering must fall back on id.
+          const createdAt = at(Math.floor(index / 2) * 7 + 1);
+          notifications.push(
+            Object.assign(new Notification(), {
+              id: randomUUID(),
+              userId: user.id,
+              subject: `${status} ${notificationType} notification ${index + 1}`,
+              message: `Demo ${notificationType} notification for ${user.username} (${status}).`,
+              notificationType,
+              status,
+              readAt: status === 'read' ? new Date(createdAt.getTime() + 30_000) : null,
+              createdAt,
+            }),
+          );
+        }
+      }
+    }
+  };
+  addNotifications(alice, PER_PAIR_FOR_MAIN_USER);
+  // A few for the others: one per status, types rotating.
+  for (const user of [bob, admin]) {
+    NOTIFICATION_STATUSES.forEach((status, index) => {
+      const createdAt = at(index * 13 + 3);
+      notifications.push(
+        Object.assign(new Notification(), {
+          id: randomUUID(),
+          userId: user.id,
+          subject: `Hello ${user.username} (${status})`,
+          message: `Demo notification for ${user.username}.`,
+          notificationType: NOTIFICATION_TYPES[index % NOTIFICATION_TYPES.length],
+          status,
+          readAt: status === 'read' ? new Date(createdAt.getTime() + 60_000) : null,
+          createdAt,
+        }),
+      );
+    });
+  }
+
+  await dataSource.transaction(async (manager) => {
+    await manager.insert(Role, roles);
+    await manager.save(User, users);
+    await manager.insert(Project, projects);
+    await manager.insert(DocumentType, types);
+    await manager.insert(Document, documents as QueryDeepPartialEntity<Document>[]);
+    for (let start = 0; start < notifications.length; start += 200) {
+      await manager.insert(Notification, notifications.slice(start, start + 200));
+    }
+  });
+
+  const counts: Record<string, number> = {};
+  for (const user of users) counts[user.id] = notifications.filter((n) => n.userId === user.id).length;
+  return {
+    users: users.map((user) => ({
+      id: user.id,
+      username: user.username,
+      password,
+      roles: user.roles.map((role) => role.name),
+    })),
+    documents: documents.map((document) => ({ id: document.id, uploadedBy: document.uploadedBy })),
+    notifications: counts,
+  };
+}
+
+/** Used by `SEED_DEMO=true` at start-up: seeds only a database without users. */
+export async function seedDemoDataIfEmpty(
+  dataSource: DataSource,
+  config: Pick<AppConfig, 'seedPassword'>,
+): Promise<SeedSummary | undefined> {
+  if ((await dataSource.getRepository(User).count()) > 0) return undefined;
+  return seedDemoData(dataSource, config.seedPassword);
+}

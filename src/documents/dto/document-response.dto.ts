@@ -1,0 +1,74 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DOCUMENT_STATUSES, type Document } from '../entities/document.entity.js';
+
+export class DocumentDto {
+  @ApiProperty({ format: 'uuid', example: '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid', description: 'Project the document belongs to' })
+  projectId: string;
+
+  @ApiProperty({ format: 'uuid', description: 'Type of the document' })
+  documentTypeId: string;
+
+  @ApiProperty({ example: 'Q3 supplier contract' })
+  title: string;
+
+  @ApiProperty({ example: 'Signed copy.', description: 'Empty string when there is no description.' })
+  description: string;
+
+  @ApiProperty({ example: 'contract-q3.pdf' })
+  fileName: string;
+
+  @ApiProperty({ type: 'integer', example: 482133, description: 'Bytes' })
+  fileSize: number;
+
+  @ApiProperty({ example: 'application/pdf' })
+  mimeType: string;
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'Version number of the document\'s file (not changed by metadata updates)' })
+  currentVersion: number;
+
+  @ApiProperty({ enum: DOCUMENT_STATUSES, example: 'draft', description: 'Not changeable through PUT.' })
+  status: string;
+
+  @ApiProperty({ type: [String], example: ['contract', 'legal'] })
+  tags: string[];
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { department: 'legal' } })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ format: 'uuid', description: 'Id of the uploading user' })
+  uploadedBy: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-09-01T08:00:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-10-02T14:12:09.123Z' })
+  updatedAt: string;
+
+  static from(document: Document): DocumentDto {
+    return {
+      id: document.id,
+      projectId: document.projectId,
+      documentTypeId: document.documentTypeId,
+      title: document.title,
+      description: document.description,
+      fileName: document.fileName,
+      fileSize: document.fileSize,
+      mimeType: document.mimeType,
+      currentVersion: document.currentVersion,
+      status: document.status,
+      tags: document.tags,
+      metadata: document.metadata,
+      uploadedBy: document.uploadedBy,
+      createdAt: document.createdAt.toISOString(),
+      updatedAt: document.updatedAt.toISOString(),
+    };
+  }
+}
+
+export class DocumentResponseDto {
+  @ApiProperty({ type: DocumentDto })
+  document: DocumentDto;
+}

@@ -1,0 +1,75 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { JsonBounds } from '../../common/validation/json-bounds.validator.js';
+import {
+  NoControlCharacters,
+  NoControlCharactersExceptWhitespace,
+} from '../../common/validation/text.validators.js';
+
+export const DOCUMENT_LIMITS = {
+  titleMax: 255,
+  descriptionMax: 10_000,
+  tagsMax: 100,
+  tagMax: 64,
+  metadataMaxBytes: 16 * 1024,
+  metadataMaxDepth: 8,
+} as const;
+
+const trimEach = ({ value }: { value: unknown }) =>
+  Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item.trim() : item)) : value;
+
+/**
+ * Every field is optional; an omitted field keeps its value. Unknown fields (id, status,
+ * uploadedBy, ...) are rejected with 400, never silently dropped.
+ */
+export class UpdateDocumentDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: DOCUMENT_LIMITS.titleMax, example: 'Q3 supplier contract' })
+  @IsOptional()
+  @NoControlCharacters()
+  @Matches(/\S/, { message: 'title must not be blank' })
+  @Length(1, DOCUMENT_LIMITS.titleMax)
+  @IsString() // decorators run bottom-up: the type check comes first
+  readonly title?: string;
+
+  @ApiPropertyOptional({
+    maxLength: DOCUMENT_LIMITS.descriptionMax,
+    example: 'Signed copy, countersigned by legal on 2026-09-30.',
+    description: 'May be empty. Tabs and newlines are allowed; other control characters are not.',
+  })
+  @IsOptional()
+  @NoControlCharactersExceptWhitespace()
+  @MaxLength(DOCUMENT_LIMITS.descriptionMax)
+  @IsString()
+  readonly description?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: DOCUMENT_LIMITS.tagsMax,
+    example: ['contract', 'legal'],
+    description:
+      'Replaces the whole set. Each tag is trimmed and must then be 1-64 characters; duplicates are dropped, ' +
+      'keeping the order of first appearance. [] clears the tags.',
+  })
+  @IsOptional()
+  @Transform(trimEach)
+  @NoControlCharacters({ each: true })
+  @Length(1, DOCUMENT_LIMITS.tagMax, { each: true, message: 'each tag must be 1-64 characters long after trimming' })
+  @IsString({ each: true, message: 'each tag must be a string' })
+  @ArrayMaxSize(DOCUMENT_LIMITS.tagsMax)
+  @IsArray({ message: 'tags must be an array of strings' })
+  readonly tags?: string[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { department: 'legal', reviewers: ['bob'], confidential: true },
+    description:
+      'Free-form JSON object; replaces the whole object ({} clears it). At most 16 KiB as JSON, 8 levels deep, ' +
+      'and no "__proto__", "constructor" or "prototype" keys.',
+  })
+  @IsOptional()
+  @JsonBounds({ maxBytes: DOCUMENT_LIMITS.metadataMaxBytes, maxDepth: DOCUMENT_LIMITS.metadataMaxDepth })
+  @IsObject({ message: 'metadata must be a JSON object' })
+  readonly metadata?: Record<string, unknown>;
+}

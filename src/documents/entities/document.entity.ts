@@ -1,0 +1,72 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { User } from '../../users/entities/user.entity.js';
+import { DocumentType } from './document-type.entity.js';
+import { Project } from './project.entity.js';
+
+export const DOCUMENT_STATUSES = ['draft', 'in_review', 'approved', 'archived'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+@Entity({ name: 'documents' })
+@Index('IDX_documents_uploadedBy', ['uploadedBy'])
+export class Document {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ type: 'varchar', length: 36 })
+  projectId: string;
+
+  @ManyToOne(() => Project, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'projectId' })
+  project?: Project;
+
+  @Column({ type: 'varchar', length: 36 })
+  documentTypeId: string;
+
+  @ManyToOne(() => DocumentType, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'documentTypeId' })
+  documentType?: DocumentType;
+
+  @Column({ type: 'varchar', length: 255 })
+  title: string;
+
+  @Column({ type: 'text' })
+  description: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  fileName: string;
+
+  @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) } })
+  fileSize: number;
+
+  @Column({ type: 'varchar', length: 127 })
+  mimeType: string;
+
+  @Column({ type: 'integer', default: 1 })
+  currentVersion: number;
+
+  @Column({ type: 'varchar', length: 32, default: 'draft' })
+  status: DocumentStatus;
+
+  @Column({ type: 'simple-json' })
+  tags: string[];
+
+  @Column({ type: 'simple-json' })
+  metadata: Record<string, unknown>;
+
+  @Column({ type: 'varchar', length: 36 })
+  uploadedBy: string;
+
+  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'uploadedBy' })
+  uploader?: User;
+
+  /** Row version for optimistic concurrency; it backs the ETag and changes on every write. */
+  @Column({ type: 'integer', default: 1 })
+  rowVersion: number;
+
+  @Column({ type: 'datetime', precision: 3 })
+  createdAt: Date;
+
+  @Column({ type: 'datetime', precision: 3 })
+  updatedAt: Date;
+}

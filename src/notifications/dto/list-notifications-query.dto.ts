@@ -1,0 +1,54 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { toBoolean, toInteger } from '../../common/validation/query.transforms.js';
+import {
+  NOTIFICATION_STATUSES,
+  NOTIFICATION_TYPES,
+  type NotificationStatus,
+  type NotificationType,
+} from '../entities/notification.entity.js';
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE = 1_000_000;
+
+/** Filters combine with AND. Each parameter may appear once; unknown parameters are rejected. */
+export class ListNotificationsQueryDto {
+  @ApiPropertyOptional({ enum: NOTIFICATION_STATUSES, description: 'Only notifications in this status' })
+  @IsOptional()
+  @IsIn(NOTIFICATION_STATUSES, { message: `status must be given once, as one of: ${NOTIFICATION_STATUSES.join(', ')}` })
+  readonly status?: NotificationStatus;
+
+  @ApiPropertyOptional({ enum: NOTIFICATION_TYPES, description: 'Only notifications of this notificationType' })
+  @IsOptional()
+  @IsIn(NOTIFICATION_TYPES, { message: `type must be given once, as one of: ${NOTIFICATION_TYPES.join(', ')}` })
+  readonly type?: NotificationType;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    description:
+      'true: only notifications whose readAt is null. false or absent: no filter. Combined with status ' +
+      'by AND, so status=read&unreadOnly=true matches nothing.',
+  })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'unreadOnly must be true or false' })
+  readonly unreadOnly?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @IsOptional()
+  @Transform(toInteger)
+  @Min(1)
+  @Max(MAX_PAGE)
+  @IsInt({ message: 'page must be an integer' }) // last = checked first (stopAtFirstError)
+  readonly page: number = 1;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @IsOptional()
+  @Transform(toInteger)
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  @IsInt({ message: 'limit must be an integer' })
+  readonly limit: number = DEFAULT_PAGE_SIZE;
+}

@@ -1,0 +1,48 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import { CurrentUser } from '../common/decorators/current-user.decorator.js';
+import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
+import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { PaginationDto } from '../common/pagination/pagination.dto.js';
+import { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
+import { NotificationDto, NotificationListResponseDto } from './dto/notification-list-response.dto.js';
+import { NotificationsService } from './notifications.service.js';
+
+@ApiTags('notifications')
+@ApiBearerAuth()
+@Controller('api/notifications')
+export class NotificationsController {
+  constructor(private readonly notifications: NotificationsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: "List the caller's notifications",
+    description:
+      'Only the authenticated user\'s own notifications, newest first (createdAt descending, id descending ' +
+      'as tie-break, so pages never overlap or skip). status, type and unreadOnly combine with AND. ' +
+      'totalPages = ceil(total / limit); a page past the end answers 200 with an empty list and the true total. ' +
+      'Repeated or unknown query parameters are rejected with 400.',
+  })
+  @ApiOkResponse({ type: NotificationListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async list(
+    @Query() query: ListNotificationsQueryDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<NotificationListResponseDto> {
+    const { notifications, total } = await this.notifications.list(user.id, query);
+    return {
+      notifications: notifications.map((notification) => NotificationDto.from(notification)),
+      pagination: PaginationDto.of(query.page, query.limit, total),
+    };
+  }
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository, type SelectQueryBuilder } from 'typeorm';
+import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
+import { NotificationCount } from './entities/notification-count.entity.js';
+import { Notification } from './entities/notification.entity.js';
+
+export interface NotificationPage {
+  notifications: Notification[];
+  total: number;
+}
+
+type Filters = Pick<ListNotificationsQueryDto, 'status' | 'type' | 'unreadOnly'>;
+
+@Injectable()
+export class NotificationsService {
+  constructor(
+    @InjectRepository(Notification) private readonly notifications: Repository<Notification>,
+    @InjectRepository(NotificationCount) private readonly counts: Repository<NotificationCount>,
+  ) {}
+
+  /** One user's notifications, newest first, with the exact total for the same filters. */
+  async list(userId: string, query: ListNotificationsQueryDto): Promise<NotificationPage> {
+    const total = await this.count(userId, query);
+    const offset = (query.page - 1) * query.limit;
+    if (offset >= total) return { notifications: [], total };
+    return { notifications: await this.page(userId, query, offset), total };
+  }
+
+  /** Sum over at most 32 trigger-maintained rows instead of a COUNT over every notification. */
+  async count(userId: string, filters: Filters): Promise<number> {
+    const builder = this.counts
+      .createQueryBuilder('c')
+      .select('COALESCE(SUM(c.total), 0)', 'total')
+      .where('c.userId = :userId', { userId });
+    if (filters.status) builder.andWhere('c.status = :status', { status: filters.status });
+    if (filters.type) builder.andWhere('c.notificationType = :type', { type: filters.type });
+    if (filters.unreadOnly) builder.andWhere('c.isRead = 0');
+    const row = await builder.getRawOne<{ total: string | number }>();
+    return Number(row?.total ?? 0);
+  }
+
+  /**
+   * Deferred join: the ids of the page come from the (userId, [filter,] createdAt, id) index
+   * alone, so a deep OFFSET skips index entries instead of whole rows; then only the page's
+   * rows are read.
+   */
+  private async page(userId: string, query: ListNotificationsQueryDto, offset: number): Promise<Notification[]> {
+    const ids = this.applyFilters(this.notifications.createQueryBuilder('n').select('n.id', 'id'), userId, query)
+      .orderBy('n.createdAt', 'DESC')
+      .addOrderBy('n.id', 'DESC')
+      .offset(offset)
+      .limit(query.limit);
+    const rows = await ids.getRawMany<{ id: string }>();
+    if (rows.length === 0) return [];
+    return this.notifications
+      .createQueryBuilder('n')
+      .where('n.id IN (:...ids)', { ids: rows.map((row) => row.id) })
+      .orderBy('n.createdAt', 'DESC')
+      .addOrderBy('n.id', 'DESC')
+      .getMany();
+  }
+
+  private applyFilters<T extends SelectQueryBuilder<Notification>>(builder: T, userId: string, filters: Filters): T {
+    builder.where('n.userId = :userId', { userId });
+    if (filters.status) builder.andWhere('n.status = :status', { status: filters.status });
+    if (filters.type) builder.andWhere('n.notificationType = :type', { type: filters.type });
+    if (filters.unreadOnly) builder.andWhere('n.readAt IS NULL');
+    return builder;
+  }
+}
