@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import helmet from '@fastify/helmet';
-import { ConsoleLogger, Logger, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ConsoleLogger, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { AllExceptionsFilter, sendError } from './common/errors/all-exceptions.filter.js';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { ApiError, ERROR_STATUS } from './common/errors/error-codes.js';
 import { inspectJson } from './common/validation/json-bounds.validator.js';
 import type { AppConfig } from './config/app.config.js';
@@ -67,7 +67,6 @@ function isPlainObject(value: unknown): boolean {
 /** Everything that makes the app this service: shared by main.ts and the e2e tests. */
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
-  const errorLogger = new Logger('Errors');
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -114,9 +113,6 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       throw new ApiError('validation_failed', `The request body must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
     }
   });
-
-  // Errors raised by Fastify itself (body parsing, hooks) get the same {error, details} shape.
-  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, errorLogger));
 
   app.useGlobalPipes(
     new ValidationPipe({

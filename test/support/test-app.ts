@@ -1,0 +1,100 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
+import { appConfig, loadAppConfig, type AppConfig } from '../../src/config/app.config.js';
+import { seedDemoData, type SeedSummary } from '../../src/database/seed/demo-seed.js';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+
+export const TEST_PASSWORD = 'Test-Password-For-E2E-1!';
+
+export interface TestApp {
+  kind: DatabaseKind;
+  app: NestFastifyApplication;
+  /** Base URL on 127.0.0.1; tests talk real HTTP to it. */
+  url: string;
+  config: AppConfig;
+  env: Record<string, string>;
+  dataSource: DataSource;
+  database: TestDatabase;
+  seed: SeedSummary;
+  user(username: string): SeedSummary['users'][number];
+  /** Logs in over HTTP and returns the bearer token. */
+  login(username: string, password?: string): Promise<string>;
+  /** Stops the app and starts a new one on the same database (persistence checks). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startApp(env: Record<string, string>): Promise<{ app: NestFastifyApplication; url: string; config: AppConfig }> {
+  const config = loadAppConfig(env);
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(appConfig.KEY)
+    .useValue(config)
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
+  await configureApp(app, config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${address.port}`, config };
+}
+
+/** A real app on a fresh database of the given kind, migrated and seeded with demo data. */
+export async function createTestApp(kind: DatabaseKind, extraEnv: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase(kind);
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    DB_MIGRATIONS_RUN: 'true',
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'silent',
+    ...extraEnv,
+  };
+  let started = await startApp(env);
+  const seed = await seedDemoData(started.app.get(DataSource), TEST_PASSWORD);
+
+  const testApp: TestApp = {
+    kind,
+    get app() {
+      return started.app;
+    },
+    get url() {
+      return started.url;
+    },
+    get config() {
+      return started.config;
+    },
+    get dataSource() {
+      return started.app.get(DataSource);
+    },
+    env,
+    database,
+    seed,
+    user(username) {
+      const user = seed.users.find((candidate) => candidate.username === username);
+      if (!user) throw new Error(`No seeded user ${username}`);
+      return user;
+    },
+    async login(username, password = TEST_PASSWORD) {
+      const response = await fetch(`${started.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      });
+      if (response.status !== 200) throw new Error(`login ${username} failed: ${response.status}`);
+      return ((await response.json()) as { token: string }).token;
+    },
+    async restart() {
+      await started.app.close();
+      started = await startApp(env);
+    },
+    async close() {
+      await started.app.close();
+      await database.drop();
+    },
+  };
+  return testApp;
+}

@@ -1,0 +1,44 @@
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// SWC compiles the tests so that decorator metadata (emitDecoratorMetadata) exists, which Nest DI
+// and TypeORM column inference need; esbuild, Vite's default, drops it.
+const swcPlugin = () =>
+  swc.vite({
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2023',
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+  });
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [swcPlugin()],
+        test: {
+          name: 'unit',
+          include: ['src/**/*.spec.ts'],
+          environment: 'node',
+          pool: 'threads',
+        },
+      },
+      {
+        plugins: [swcPlugin()],
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.e2e-spec.ts'],
+          environment: 'node',
+          // better-sqlite3 is a native addon and each suite owns a database: one process per file.
+          pool: 'forks',
+          maxWorkers: 2,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
