@@ -28,7 +28,10 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
             level: config.logLevel,
             // Request logs carry method, path, status and latency only: no headers, no bodies, no query.
             serializers: {
-              req: (request: { method: string; url: string }) => ({ method: request.method, path: request.url.split('?')[0] }),
+              req: (request: { method: string; url: string }) => ({
+                method: request.method,
+                path: request.url.split('?')[0],
+              }),
               res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
             },
             redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
@@ -79,7 +82,8 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       },
     },
   });
-  if (config.corsOrigins.length) app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['ETag', 'X-Request-Id'] });
+  if (config.corsOrigins.length)
+    app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['ETag', 'X-Request-Id'] });
 
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -104,13 +108,17 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       if (request.method === 'POST') return; // e.g. logout, which takes no body
       throw new ApiError('validation_failed', 'The request body must be a JSON object; send {} for no changes.');
     }
-    if (!isPlainObject(request.body)) throw new ApiError('validation_failed', 'The request body must be a JSON object.');
+    if (!isPlainObject(request.body))
+      throw new ApiError('validation_failed', 'The request body must be a JSON object.');
     const shape = inspectJson(request.body, MAX_BODY_DEPTH);
     if (shape.forbiddenKey) {
       throw new ApiError('validation_failed', `The request body must not contain the key "${shape.forbiddenKey}".`);
     }
     if (shape.depth > MAX_BODY_DEPTH) {
-      throw new ApiError('validation_failed', `The request body must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
+      throw new ApiError(
+        'validation_failed',
+        `The request body must not be nested more than ${MAX_BODY_DEPTH} levels deep.`,
+      );
     }
   });
 
@@ -146,7 +154,7 @@ function buildOpenApiConfig() {
     .setVersion('0.1.0')
     .setDescription(
       [
-        'Login, document metadata updates and the caller\'s notifications.',
+        "Login, document metadata updates and the caller's notifications.",
         '',
         '**Authentication.** POST /api/auth/login returns an HS256 JWT (default lifetime 1 hour, JWT_EXPIRES_IN). ' +
           'Send it as `Authorization: Bearer <token>`. Tokens are revoked by POST /api/auth/logout, by a password ' +

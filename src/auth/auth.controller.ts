@@ -44,9 +44,9 @@ export class AuthController {
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Revoke every token of the calling user',
-    description: 'Bumps the user\'s token version: this token and every other one issued before stop working.',
+    description: "Bumps the user's token version: this token and every other one issued before stop working.",
   })
-  @ApiNoContentResponse({ description: 'All of the caller\'s tokens are revoked.' })
+  @ApiNoContentResponse({ description: "All of the caller's tokens are revoked." })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiCommonErrors()
   async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {

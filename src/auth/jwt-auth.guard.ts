@@ -29,6 +29,7 @@ function describeTokenProblem(info: unknown): string {
   const message = (info as { message?: string } | undefined)?.message ?? '';
   if (name === 'TokenExpiredError') return 'The token has expired; log in again.';
   if (name === 'NotBeforeError') return 'The token is not valid yet.';
-  if (message === 'No auth token') return 'Send a bearer token: Authorization: Bearer <token> (from POST /api/auth/login).';
+  if (message === 'No auth token')
+    return 'Send a bearer token: Authorization: Bearer <token> (from POST /api/auth/login).';
   return 'The token is malformed, wrongly signed or not issued by this service.';
 }

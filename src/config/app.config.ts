@@ -118,7 +118,9 @@ export function loadDotEnvFile(path = '.env'): void {
 }
 
 /** The database part of the configuration alone, for the migration CLI and the admin commands. */
-export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Pick<AppConfig, 'database' | 'databaseTimeoutMs'> {
+export function loadDatabaseConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<AppConfig, 'database' | 'databaseTimeoutMs'> {
   return {
     database: parseDatabaseUrl(env.DATABASE_URL || DEFAULT_DATABASE_URL),
     databaseTimeoutMs: integer(env, 'DB_TIMEOUT_MS', 5000, 100, 120000),
@@ -173,7 +175,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST || '0.0.0.0',
     port: integer(env, 'PORT', 3000, 0, 65535),
     database,
-    migrationsRun: database.type === 'sqlite' ? true : boolean(env, 'DB_MIGRATIONS_RUN', false),
+    migrationsRun: boolean(env, 'DB_MIGRATIONS_RUN', false) || database.type === 'sqlite',
     databaseTimeoutMs,
     jwt: {
       key: createSecretKey(secretBytes),

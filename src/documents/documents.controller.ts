@@ -51,7 +51,10 @@ export class DocumentsController {
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: not the uploader and no documents:update permission' })
+  @ApiForbiddenResponse({
+    type: ErrorResponseDto,
+    description: 'forbidden: not the uploader and no documents:update permission',
+  })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
   @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
   @ApiCommonErrors({ body: true })

@@ -113,9 +113,9 @@ export class DocumentsService {
     changes: Partial<Record<EditableField, FieldChange>>,
     user: AuthenticatedUser,
   ): Promise<Document | undefined> {
-    const values = Object.fromEntries(
-      Object.entries(changes).map(([field, change]) => [field, change.to]),
-    ) as Partial<Pick<Document, EditableField>>;
+    const values = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to])) as Partial<
+      Pick<Document, EditableField>
+    >;
     // updatedAt strictly increases even when two writes land in the same millisecond.
     const updatedAt = new Date(Math.max(Date.now(), document.updatedAt.getTime() + 1));
     const rowVersion = document.rowVersion + 1;
@@ -137,7 +137,7 @@ export class DocumentsService {
         rowVersion,
         changes,
       } as QueryDeepPartialEntity<DocumentHistory>);
-      return { ...document, ...values, updatedAt, rowVersion };
+      return Object.assign(document, values, { updatedAt, rowVersion });
     });
   }
 }

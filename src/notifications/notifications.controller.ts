@@ -26,7 +26,7 @@ export class NotificationsController {
   @ApiOperation({
     summary: "List the caller's notifications",
     description:
-      'Only the authenticated user\'s own notifications, newest first (createdAt descending, id descending ' +
+      "Only the authenticated user's own notifications, newest first (createdAt descending, id descending " +
       'as tie-break, so pages never overlap or skip). status, type and unreadOnly combine with AND. ' +
       'totalPages = ceil(total / limit); a page past the end answers 200 with an empty list and the true total. ' +
       'Repeated or unknown query parameters are rejected with 400.',

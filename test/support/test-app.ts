@@ -29,7 +29,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-async function startApp(env: Record<string, string>): Promise<{ app: NestFastifyApplication; url: string; config: AppConfig }> {
+async function startApp(
+  env: Record<string, string>,
+): Promise<{ app: NestFastifyApplication; url: string; config: AppConfig }> {
   const config = loadAppConfig(env);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
     .overrideProvider(appConfig.KEY)

@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+import { HttpException } from '@nestjs/common';
 import { ApiError, type ErrorCode } from './error-codes.js';
 
 export interface MappedError {
@@ -81,7 +81,11 @@ function fastifyError(error: unknown): MappedError | undefined {
       return result(413, 'payload_too_large', 'The request body is larger than this service accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
-      return result(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+      return result(
+        415,
+        'unsupported_media_type',
+        'Send the request body as JSON with Content-Type: application/json.',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return result(400, 'invalid_json', 'The request declares a JSON body but it is empty; send {} for no changes.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -123,7 +127,7 @@ export function mapError(exception: unknown): MappedError {
     const fromFastify = fastifyError((exception as { cause?: unknown }).cause);
     if (fromFastify) return fromFastify;
     const status = exception.getStatus();
-    if (status === HttpStatus.NOT_FOUND) {
+    if (status === 404) {
       return result(404, 'route_not_found', 'No such route; see /docs for the operations this service offers.');
     }
     if (status >= 500) return result(500, 'internal_error', 'An unexpected error occurred; it has been logged.');

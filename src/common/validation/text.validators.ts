@@ -2,7 +2,9 @@ import { registerDecorator, type ValidationArguments, type ValidationOptions } f
 
 // C0 controls, DEL, C1 controls and the bidi embedding/override/isolate marks that can
 // make text display differently from what it is (e.g. U+202E reverses what follows).
+// oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const FORBIDDEN_STRICT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+// oxlint-disable-next-line no-control-regex
 const FORBIDDEN_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 function textRule(name: string, pattern: RegExp, explanation: string, options?: ValidationOptions) {

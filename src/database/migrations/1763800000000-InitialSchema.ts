@@ -70,7 +70,11 @@ export class InitialSchema1763800000000 implements MigrationInterface {
     await queryRunner.createTable(
       new Table({
         name: 'projects',
-        columns: [{ ...uuid('id'), isPrimary: true }, { name: 'name', type: 'varchar', length: '255' }, timestamp('createdAt')],
+        columns: [
+          { ...uuid('id'), isPrimary: true },
+          { name: 'name', type: 'varchar', length: '255' },
+          timestamp('createdAt'),
+        ],
       }),
     );
 

@@ -149,6 +149,21 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
     });
   }
 
+  // Snapshot the summary first: TypeORM's multi-row insert writes generated values back into the
+  // entity objects and on SQLite was seen to shuffle the ids between them (the rows stay right).
+  const counts: Record<string, number> = {};
+  for (const user of users) counts[user.id] = notifications.filter((n) => n.userId === user.id).length;
+  const summary: SeedSummary = {
+    users: users.map((user) => ({
+      id: user.id,
+      username: user.username,
+      password,
+      roles: user.roles.map((role) => role.name),
+    })),
+    documents: documents.map((document) => ({ id: document.id, uploadedBy: document.uploadedBy })),
+    notifications: counts,
+  };
+
   await dataSource.transaction(async (manager) => {
     await manager.insert(Role, roles);
     await manager.save(User, users);
@@ -159,19 +174,7 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
       await manager.insert(Notification, notifications.slice(start, start + 200));
     }
   });
-
-  const counts: Record<string, number> = {};
-  for (const user of users) counts[user.id] = notifications.filter((n) => n.userId === user.id).length;
-  return {
-    users: users.map((user) => ({
-      id: user.id,
-      username: user.username,
-      password,
-      roles: user.roles.map((role) => role.name),
-    })),
-    documents: documents.map((document) => ({ id: document.id, uploadedBy: document.uploadedBy })),
-    notifications: counts,
-  };
+  return summary;
 }
 
 /** Used by `SEED_DEMO=true` at start-up: seeds only a database without users. */

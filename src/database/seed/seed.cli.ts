@@ -19,7 +19,9 @@ async function main(): Promise<number> {
       console.log('Demo data created. Users (all with the same password):');
       for (const user of summary.users) console.log(`  ${user.username.padEnd(8)} roles: ${user.roles.join(', ')}`);
       console.log(`  password: ${production ? '(SEED_PASSWORD)' : summary.users[0].password}`);
-      console.log(`Documents: ${summary.documents.length}, notifications: ${Object.values(summary.notifications).reduce((a, b) => a + b, 0)}`);
+      console.log(
+        `Documents: ${summary.documents.length}, notifications: ${Object.values(summary.notifications).reduce((a, b) => a + b, 0)}`,
+      );
     } else {
       console.log(JSON.stringify(summary));
     }

@@ -26,7 +26,11 @@ export class DocumentDto {
   @ApiProperty({ example: 'application/pdf' })
   mimeType: string;
 
-  @ApiProperty({ type: 'integer', example: 1, description: 'Version number of the document\'s file (not changed by metadata updates)' })
+  @ApiProperty({
+    type: 'integer',
+    example: 1,
+    description: "Version number of the document's file (not changed by metadata updates)",
+  })
   currentVersion: number;
 
   @ApiProperty({ enum: DOCUMENT_STATUSES, example: 'draft', description: 'Not changeable through PUT.' })

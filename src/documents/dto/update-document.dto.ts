@@ -2,10 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { JsonBounds } from '../../common/validation/json-bounds.validator.js';
-import {
-  NoControlCharacters,
-  NoControlCharactersExceptWhitespace,
-} from '../../common/validation/text.validators.js';
+import { NoControlCharacters, NoControlCharactersExceptWhitespace } from '../../common/validation/text.validators.js';
 
 export const DOCUMENT_LIMITS = {
   titleMax: 255,

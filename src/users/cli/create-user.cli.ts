@@ -1,0 +1,127 @@
+// npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
+// The password comes from NEW_USER_PASSWORD when set, else from the first line of standard input
+// (typed twice, without echo, on a terminal). Pending migrations are applied first.
+import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { Raw } from 'typeorm';
+import { MaxBytes, NoControlCharacters } from '../../common/validation/text.validators.js';
+import { Role } from '../entities/role.entity.js';
+import { User } from '../entities/user.entity.js';
+import {
+  CliError,
+  isUniqueViolation,
+  parseFlags,
+  readPassword,
+  runCli,
+  validateInput,
+  withUsersService,
+} from './cli-support.js';
+
+const USAGE = `Usage: npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
+The password is read from NEW_USER_PASSWORD if set, else from the first line of standard input.`;
+
+class NewUser {
+  @NoControlCharacters()
+  @Matches(/^\S(.*\S)?$/su, { message: 'username must not start or end with whitespace' })
+  @MaxLength(255)
+  @IsNotEmpty()
+  @IsString()
+  username: string;
+
+  @MaxLength(320)
+  @IsEmail({}, { message: 'email must be an e-mail address such as jane@example.com' })
+  @IsString()
+  email: string;
+
+  @NoControlCharacters()
+  @MaxLength(100)
+  @IsNotEmpty()
+  @IsString()
+  firstName: string;
+
+  @NoControlCharacters()
+  @MaxLength(100)
+  @IsNotEmpty()
+  @IsString()
+  lastName: string;
+
+  @MaxBytes(1024, { message: 'password must be at most 1024 bytes long' })
+  @IsNotEmpty({ message: 'password must not be empty' })
+  @IsString()
+  password: string;
+
+  @NoControlCharacters({ each: true })
+  @MaxLength(64, { each: true })
+  roleNames: string[];
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(
+    process.argv.slice(2),
+    {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      roles: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (flags.help) {
+    console.log(USAGE);
+    return;
+  }
+  const missing = (['username', 'email', 'first-name', 'last-name'] as const).filter(
+    (flag) => flags[flag] === undefined,
+  );
+  if (missing.length) throw new CliError(`Missing ${missing.map((flag) => `--${flag}`).join(', ')}\n\n${USAGE}`, 2);
+
+  const input = Object.assign(new NewUser(), {
+    username: flags.username,
+    email: flags.email,
+    firstName: flags['first-name'],
+    lastName: flags['last-name'],
+    roleNames: [...new Set((flags.roles ?? '').split(',').map((name) => name.trim()))].filter(Boolean),
+  });
+  await validateInput(Object.assign(input, { password: 'x' })); // everything but the password, before asking for it
+  input.password = await readPassword('NEW_USER_PASSWORD');
+  await validateInput(input);
+
+  await withUsersService(async (users, dataSource) => {
+    const existingRoles = (await dataSource.getRepository(Role).find({ order: { name: 'ASC' } })).map(
+      (role) => role.name,
+    );
+    const unknown = input.roleNames.filter((name) => !existingRoles.includes(name));
+    if (unknown.length) {
+      throw new CliError(
+        `Unknown role(s): ${unknown.join(', ')}. Existing roles: ${existingRoles.join(', ') || '(none)'}.`,
+      );
+    }
+
+    // Compared case-insensitively on every database, as MySQL's collation does, so SQLite behaves the same.
+    const sameText = (param: string, value: string) =>
+      Raw((column) => `LOWER(${column}) = LOWER(:${param})`, { [param]: value });
+    const taken = await dataSource.getRepository(User).findOne({
+      where: [{ username: sameText('username', input.username) }, { email: sameText('email', input.email) }],
+    });
+    if (taken) {
+      const field = taken.username.toLowerCase() === input.username.toLowerCase() ? 'username' : 'email';
+      throw new CliError(
+        `A user with this ${field} already exists: ${field === 'username' ? taken.username : taken.email}`,
+      );
+    }
+
+    try {
+      const user = await users.create(input);
+      console.log(
+        `Created user ${user.username} (id ${user.id}) with roles: ${input.roleNames.join(', ') || '(none)'}.`,
+      );
+    } catch (error) {
+      // Another writer took the name between the check and the insert.
+      if (isUniqueViolation(error)) throw new CliError('A user with this username or email already exists.');
+      throw error;
+    }
+  });
+}
+
+runCli('user:create', main);
