@@ -15,6 +15,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // Nest's closing hook would answer 503 in its own body shape; stop accepting instead.
+    return503OnClosing: false,
     // Accept a caller's X-Request-Id when it is safe to log, else make one.
     requestIdHeader: false,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {

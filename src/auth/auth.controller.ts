@@ -16,6 +16,7 @@ import { AuthService } from './auth.service.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponseDto } from './dto/login-response.dto.js';
+import { LoginThrottle } from './throttling/login-throttler.guard.js';
 
 @ApiTags('auth')
 @Controller('api/auth')
@@ -23,13 +24,16 @@ export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Public()
+  @LoginThrottle()
   @Post('login')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Exchange a username and password for a bearer token',
     description:
       'Returns a signed JWT (HS256) and the user with their roles. Unknown usernames, wrong passwords and ' +
-      'inactive accounts all answer the same 401 invalid_credentials.',
+      'inactive accounts all answer the same 401 invalid_credentials. Attempts are rate-limited per client ' +
+      'address and per username (429 too_many_requests with Retry-After); a successful login clears the ' +
+      "username's count.",
   })
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })

@@ -9,6 +9,8 @@ import { UsersService } from '../users/users.service.js';
 import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponseDto } from './dto/login-response.dto.js';
 import { jwtSettings, type TokenClaims } from './jwt-options.js';
+import { LOGIN_THROTTLE_STORAGE, type ResettableThrottlerStorage } from './throttling/login-throttle.storage.js';
+import { LOGIN_BY_USERNAME, loginThrottleKey, usernameTracker } from './throttling/login-throttler.guard.js';
 
 const INVALID_CREDENTIALS = 'The username or password is incorrect, or the account is inactive.';
 
@@ -21,6 +23,7 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
+    @Inject(LOGIN_THROTTLE_STORAGE) private readonly throttleStorage: ResettableThrottlerStorage,
   ) {
     this.settings = jwtSettings(config.jwt);
   }
@@ -32,6 +35,7 @@ export class AuthService {
     if (!user || !passwordMatches || !user.isActive) {
       throw new ApiError('invalid_credentials', INVALID_CREDENTIALS);
     }
+    await this.throttleStorage.reset(loginThrottleKey(LOGIN_BY_USERNAME, usernameTracker(username)!));
     const claims: TokenClaims = { sub: user.id, ver: user.tokenVersion };
     const token = await this.jwt.signAsync(claims, {
       privateKey: this.settings.key,

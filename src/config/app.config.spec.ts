@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEVELOPMENT_SEED_PASSWORD, loadAppConfig, parseDatabaseUrl, parseDuration } from './app.config.js';
+import {
+  ConfigError,
+  DEVELOPMENT_SEED_PASSWORD,
+  loadAppConfig,
+  parseDatabaseUrl,
+  parseDuration,
+} from './app.config.js';
 
 const SECRET = 'x'.repeat(32);
 

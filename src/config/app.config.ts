@@ -41,6 +41,24 @@ export interface AppConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** How many argon2 hash verifications may run at once (each takes one libuv thread). */
   passwordHashConcurrency: number;
+  loginThrottle: {
+    /** Attempts per client address per window. */
+    ipLimit: number;
+    ipWindowSeconds: number;
+    /** Attempts per username per window; a successful login resets it. */
+    usernameLimit: number;
+    usernameWindowSeconds: number;
+  };
+  /** Shared throttling counters across instances; in memory when unset. */
+  redisUrl: string | undefined;
+  /** Prefix of every key this service writes to Redis (several deployments can share one Redis). */
+  redisKeyPrefix: string;
+  /** Trust X-Forwarded-For from a reverse proxy to find the client address. */
+  trustProxy: boolean;
+  /** Longest a request may take before it is answered 503 (a hung database must not hang clients). */
+  requestTimeoutMs: number;
+  /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
+  shutdownGraceMs: number;
 }
 
 /** Thrown at start-up when the environment is invalid; the message names the variable. */
@@ -69,6 +87,13 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.REDIS_URL;
+  if (!raw) return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError('REDIS_URL must look like redis://host:6379/0');
+  return raw;
 }
 
 /** Parses "3600", "90s", "15m", "1h" or "7d" into seconds. */
@@ -191,6 +216,17 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
     passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+    loginThrottle: {
+      ipLimit: integer(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 1, 1_000_000),
+      ipWindowSeconds: integer(env, 'LOGIN_RATE_WINDOW_PER_IP_SECONDS', 60, 1, 86400),
+      usernameLimit: integer(env, 'LOGIN_RATE_LIMIT_PER_USERNAME', 5, 1, 1_000_000),
+      usernameWindowSeconds: integer(env, 'LOGIN_RATE_WINDOW_PER_USERNAME_SECONDS', 300, 1, 86400),
+    },
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'dms:',
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10000, 0, 600000),
   };
 }
 

@@ -34,7 +34,10 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
   });
 
   it('answers body-level errors on login with {error, details}', async () => {
-    const malformed = await request(t.url).post('/api/auth/login').set('content-type', 'application/json').send('{"username":');
+    const malformed = await request(t.url)
+      .post('/api/auth/login')
+      .set('content-type', 'application/json')
+      .send('{"username":');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ error: 'invalid_json', details: expect.any(String) });
 
@@ -52,7 +55,9 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect(huge.status).toBe(413);
     expect(huge.body).toEqual({ error: 'payload_too_large', details: expect.any(String) });
 
-    const array = await request(t.url).post('/api/auth/login').send([{ username: 'alice' }]);
+    const array = await request(t.url)
+      .post('/api/auth/login')
+      .send([{ username: 'alice' }]);
     expect(array.status).toBe(400);
     expect(array.body.error).toBe('validation_failed');
   });
@@ -119,7 +124,7 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect(spec.components.schemas.NotificationDto.properties.readAt.nullable).toBe(true);
   });
 
-  it('passes Spectral\'s spectral:oas ruleset with no errors', async () => {
+  it("passes Spectral's spectral:oas ruleset with no errors", async () => {
     const { body: spec } = await request(t.url).get('/docs-json');
     const file = join(mkdtempSync(join(tmpdir(), 'dms-openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(spec));
@@ -128,7 +133,12 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
       ['lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'error', '--quiet'],
       { encoding: 'utf8' },
     ).catch((error: { stdout: string; code: number }) => error);
-    const issues = JSON.parse(result.stdout || '[]') as { severity: number; code: string; message: string; path: string[] }[];
+    const issues = JSON.parse(result.stdout || '[]') as {
+      severity: number;
+      code: string;
+      message: string;
+      path: string[];
+    }[];
     const errors = issues.filter((issue) => issue.severity === 0);
     expect(errors).toEqual([]);
   });
@@ -164,7 +174,10 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     await t.dataSource.query('DROP TABLE notification_counts');
     const response = await request(t.url).get('/api/notifications').set('authorization', `Bearer ${token}`);
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'internal_error', details: 'An unexpected error occurred; it has been logged.' });
+    expect(response.body).toEqual({
+      error: 'internal_error',
+      details: 'An unexpected error occurred; it has been logged.',
+    });
     expect(response.text).not.toMatch(/SELECT|notification_counts|at |\.ts|QueryFailed/);
     // The process stays up.
     expect((await request(t.url).get('/health/live')).status).toBe(200);

@@ -16,9 +16,11 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
     await t?.close();
   });
 
-  const login = (body: unknown) => request(t.url).post('/api/auth/login').send(body as object);
-  const listWith = (token: string) =>
-    request(t.url).get('/api/notifications').set('authorization', `Bearer ${token}`);
+  const login = (body: unknown) =>
+    request(t.url)
+      .post('/api/auth/login')
+      .send(body as object);
+  const listWith = (token: string) => request(t.url).get('/api/notifications').set('authorization', `Bearer ${token}`);
   const sign = (claims: object, options: jwt.SignOptions = {}, secret: string = t.env.JWT_SECRET) =>
     jwt.sign(claims, secret, { algorithm: 'HS256', issuer: ISSUER, audience: ISSUER, expiresIn: 600, ...options });
 
@@ -32,10 +34,19 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
     expect(Object.keys(user).sort()).toEqual(
       ['createdAt', 'email', 'firstName', 'id', 'isActive', 'lastName', 'roles', 'username'].sort(),
     );
-    expect(user).toMatchObject({ id: t.user('admin').id, username: 'admin', email: 'admin@example.com', isActive: true });
+    expect(user).toMatchObject({
+      id: t.user('admin').id,
+      username: 'admin',
+      email: 'admin@example.com',
+      isActive: true,
+    });
     expect(new Date(user.createdAt).toISOString()).toBe(user.createdAt);
     expect(user.roles).toEqual([
-      { id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'admin', permissions: { documents: ['update'], notifications: ['read'] } },
+      {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        name: 'admin',
+        permissions: { documents: ['update'], notifications: ['read'] },
+      },
     ]);
     expect(response.text).not.toMatch(/passwordHash|\$argon2|tokenVersion/);
 
@@ -119,13 +130,21 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
       const tampered = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BB' : 'AA'}`;
       const forged = {
         algNone: `${header}.${payload}.`,
-        hs512: jwt.sign({ sub, ver: 0 }, t.env.JWT_SECRET, { algorithm: 'HS512', issuer: ISSUER, audience: ISSUER, expiresIn: 600 }),
+        hs512: jwt.sign({ sub, ver: 0 }, t.env.JWT_SECRET, {
+          algorithm: 'HS512',
+          issuer: ISSUER,
+          audience: ISSUER,
+          expiresIn: 600,
+        }),
         otherSecret: sign({ sub, ver: 0 }, {}, 'another-secret-that-is-long-enough-000000'),
         tampered,
         wrongIssuer: sign({ sub, ver: 0 }, { issuer: 'someone-else' }),
         wrongAudience: sign({ sub, ver: 0 }, { audience: 'someone-else' }),
         notYetValid: sign({ sub, ver: 0 }, { notBefore: 3600 }),
-        expired: jwt.sign({ sub, ver: 0, exp: Math.floor(Date.now() / 1000) - 10 }, t.env.JWT_SECRET, { issuer: ISSUER, audience: ISSUER }),
+        expired: jwt.sign({ sub, ver: 0, exp: Math.floor(Date.now() / 1000) - 10 }, t.env.JWT_SECRET, {
+          issuer: ISSUER,
+          audience: ISSUER,
+        }),
         noExpiry: jwt.sign({ sub, ver: 0 }, t.env.JWT_SECRET, { issuer: ISSUER, audience: ISSUER }),
         noVersion: sign({ sub }),
         unknownUser: sign({ sub: '00000000-0000-4000-8000-000000000000', ver: 0 }),
@@ -139,10 +158,14 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
     });
 
     it('says an expired token has expired', async () => {
-      const expired = jwt.sign({ sub: t.user('alice').id, ver: 0, exp: Math.floor(Date.now() / 1000) - 10 }, t.env.JWT_SECRET, {
-        issuer: ISSUER,
-        audience: ISSUER,
-      });
+      const expired = jwt.sign(
+        { sub: t.user('alice').id, ver: 0, exp: Math.floor(Date.now() / 1000) - 10 },
+        t.env.JWT_SECRET,
+        {
+          issuer: ISSUER,
+          audience: ISSUER,
+        },
+      );
       expect((await listWith(expired)).body.details).toMatch(/expired/);
     });
   });

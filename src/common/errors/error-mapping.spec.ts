@@ -7,7 +7,10 @@ import { describeForLog, isDatabaseUnavailable, mapError } from './error-mapping
 describe('mapError', () => {
   it('maps coded errors to their status', () => {
     const mapped = mapError(new ApiError('document_not_found', 'No document has the id x.'));
-    expect(mapped).toMatchObject({ status: 404, body: { error: 'document_not_found', details: 'No document has the id x.' } });
+    expect(mapped).toMatchObject({
+      status: 404,
+      body: { error: 'document_not_found', details: 'No document has the id x.' },
+    });
     expect(mapped.unexpected).toBe(false);
   });
 
@@ -39,7 +42,10 @@ describe('mapError', () => {
   it('hides unexpected errors behind a generic 500', () => {
     const mapped = mapError(new TypeError("Cannot read properties of undefined (reading 'secret')"));
     expect(mapped.status).toBe(500);
-    expect(mapped.body).toEqual({ error: 'internal_error', details: 'An unexpected error occurred; it has been logged.' });
+    expect(mapped.body).toEqual({
+      error: 'internal_error',
+      details: 'An unexpected error occurred; it has been logged.',
+    });
     expect(mapped.unexpected).toBe(true);
   });
 });

@@ -1,0 +1,629 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import request, { type Response } from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  NOTIFICATION_STATUSES,
+  NOTIFICATION_TYPES,
+  Notification,
+} from '../../src/notifications/entities/notification.entity.js';
+import { databasesUnderTest } from '../support/databases.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+const NOTIFICATION_FIELDS = ['createdAt', 'id', 'message', 'notificationType', 'readAt', 'status', 'subject', 'userId'];
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+type Username = 'alice' | 'bob' | 'admin';
+interface Filters {
+  status?: string;
+  type?: string;
+  unreadOnly?: 'true' | 'false';
+}
+
+/** Every filter combination: (4 statuses + none) x (4 types + none) x (true, false, absent). */
+const ALL_FILTERS: Filters[] = [undefined, ...NOTIFICATION_STATUSES].flatMap((status) =>
+  [undefined, ...NOTIFICATION_TYPES].flatMap((type) =>
+    ([undefined, 'true', 'false'] as const).map((unreadOnly) => {
+      const filters: Filters = {};
+      if (status) filters.status = status;
+      if (type) filters.type = type;
+      if (unreadOnly) filters.unreadOnly = unreadOnly;
+      return filters;
+    }),
+  ),
+);
+
+/** A timestamp as both databases store DATETIME(3) (UTC), usable as a `?` parameter on either. */
+const sqlTime = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
+
+function expectError(response: Response, status: number, code: string): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
+  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
+  expect(typeof response.body.details).toBe('string');
+  expect(response.body.details.length).toBeGreaterThan(0);
+}
+
+/** Newest first: createdAt descending, then id descending. */
+function newestFirst(a: Notification, b: Notification): number {
+  const byTime = b.createdAt.getTime() - a.createdAt.getTime();
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function matches(notification: Notification, filters: Filters): boolean {
+  return (
+    (filters.status === undefined || notification.status === filters.status) &&
+    (filters.type === undefined || notification.notificationType === filters.type) &&
+    (filters.unreadOnly !== 'true' || notification.readAt === null)
+  );
+}
+
+function asJson(notification: Notification) {
+  return {
+    id: notification.id,
+    userId: notification.userId,
+    subject: notification.subject,
+    message: notification.message,
+    notificationType: notification.notificationType,
+    status: notification.status,
+    readAt: notification.readAt ? notification.readAt.toISOString() : null,
+    createdAt: notification.createdAt.toISOString(),
+  };
+}
+
+describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
+  let t: TestApp;
+  let tokens: Record<Username, string>;
+
+  const list = (token: string, query: Record<string, string | number> | string = {}) => {
+    const qs =
+      typeof query === 'string'
+        ? query
+        : new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+    return request(t.url)
+      .get(`/api/notifications${qs ? `?${qs}` : ''}`)
+      .set('Authorization', `Bearer ${token}`);
+  };
+
+  /** The user's notifications straight from the database, newest first. */
+  const stored = async (username: Username): Promise<Notification[]> =>
+    (await t.dataSource.getRepository(Notification).findBy({ userId: t.user(username).id })).sort(newestFirst);
+
+  /** COUNT(*) in the notifications table for one user and filter combination. */
+  const countInDatabase = async (username: Username, filters: Filters): Promise<number> => {
+    const where = ['userId = ?'];
+    const parameters: unknown[] = [t.user(username).id];
+    if (filters.status) {
+      where.push('status = ?');
+      parameters.push(filters.status);
+    }
+    if (filters.type) {
+      where.push('notificationType = ?');
+      parameters.push(filters.type);
+    }
+    if (filters.unreadOnly === 'true') where.push('readAt IS NULL');
+    const rows: { total: number | string }[] = await t.dataSource.query(
+      `SELECT COUNT(*) AS total FROM notifications WHERE ${where.join(' AND ')}`,
+      parameters,
+    );
+    return Number(rows[0].total);
+  };
+
+  /** For every filter combination: the API total is COUNT(*), and the listed ids are exactly the matching rows in order. */
+  const expectTotalsMatchDatabase = async (username: Username) => {
+    const rows = await stored(username);
+    expect(rows.length).toBeLessThanOrEqual(100);
+    for (const filters of ALL_FILTERS) {
+      const response = await list(tokens[username], { ...filters, limit: 100 });
+      expect(response.status).toBe(200);
+      const total = await countInDatabase(username, filters);
+      const expected = rows.filter((row) => matches(row, filters));
+      expect({ filters, total: response.body.pagination.total }).toEqual({ filters, total });
+      expect(expected).toHaveLength(total);
+      expect(response.body.pagination).toEqual({ page: 1, limit: 100, total, totalPages: Math.ceil(total / 100) });
+      expect(response.body.notifications.map((n: { id: string }) => n.id)).toEqual(expected.map((row) => row.id));
+    }
+  };
+
+  /** Walks every page at `limit` and returns the ids in order, checking each page's pagination. */
+  const walk = async (username: Username, limit: number, filters: Filters = {}): Promise<string[]> => {
+    const ids: string[] = [];
+    const first = await list(tokens[username], { ...filters, limit, page: 1 });
+    expect(first.status).toBe(200);
+    const { total, totalPages } = first.body.pagination;
+    expect(totalPages).toBe(Math.ceil(total / limit));
+    for (let page = 1; page <= totalPages; page++) {
+      const response = page === 1 ? first : await list(tokens[username], { ...filters, limit, page });
+      expect(response.status).toBe(200);
+      expect(response.body.pagination).toEqual({ page, limit, total, totalPages });
+      const expectedSize = page < totalPages ? limit : total - limit * (totalPages - 1);
+      expect(response.body.notifications).toHaveLength(expectedSize);
+      ids.push(...response.body.notifications.map((n: { id: string }) => n.id));
+    }
+    return ids;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    tokens = { alice: await t.login('alice'), bob: await t.login('bob'), admin: await t.login('admin') };
+    expect(t.seed.notifications[t.user('alice').id]).toBe(64);
+    expect(t.seed.notifications[t.user('bob').id]).toBe(4);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe('response shape and defaults', () => {
+    it('answers 200 {notifications, pagination} with page 1, limit 20, total 64, totalPages 4 by default', async () => {
+      const response = await list(tokens.alice);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(Object.keys(response.body).sort()).toEqual(['notifications', 'pagination']);
+      expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 64, totalPages: 4 });
+      expect(response.body.notifications).toHaveLength(20);
+    });
+
+    it('gives each notification exactly the SPEC fields with the stored values; readAt null exactly when unread', async () => {
+      const rows = new Map((await stored('alice')).map((row) => [row.id, row]));
+      const response = await list(tokens.alice, { limit: 100 });
+      expect(response.body.notifications).toHaveLength(64);
+      let read = 0;
+      for (const item of response.body.notifications) {
+        expect(Object.keys(item).sort()).toEqual(NOTIFICATION_FIELDS);
+        expect(item.userId).toBe(t.user('alice').id);
+        expect(NOTIFICATION_TYPES).toContain(item.notificationType);
+        expect(NOTIFICATION_STATUSES).toContain(item.status);
+        expect(item.createdAt).toMatch(ISO_UTC);
+        if (item.status === 'read') {
+          read++;
+          expect(item.readAt).toMatch(ISO_UTC);
+        } else {
+          expect(item.readAt).toBeNull();
+        }
+        expect(item).toEqual(asJson(rows.get(item.id)!));
+      }
+      expect(read).toBe(16);
+    });
+
+    it('covers every status x type pair four times for alice', async () => {
+      for (const status of NOTIFICATION_STATUSES) {
+        for (const type of NOTIFICATION_TYPES) {
+          const response = await list(tokens.alice, { status, type });
+          expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 4, totalPages: 1 });
+        }
+      }
+    });
+
+    it('answers 200 with an empty list and the true total for a page past the end', async () => {
+      for (const [page, limit] of [
+        [5, 20],
+        [4, 22],
+        [2, 64],
+        [1_000_000, 1],
+      ]) {
+        const response = await list(tokens.alice, { page, limit });
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          notifications: [],
+          pagination: { page, limit, total: 64, totalPages: Math.ceil(64 / limit) },
+        });
+      }
+      const filtered = await list(tokens.alice, { status: 'read', page: 3, limit: 10 });
+      expect(filtered.body).toEqual({
+        notifications: [],
+        pagination: { page: 3, limit: 10, total: 16, totalPages: 2 },
+      });
+    });
+
+    it('accepts limit 1 and limit 100', async () => {
+      const one = await list(tokens.alice, { limit: 1 });
+      expect(one.status).toBe(200);
+      expect(one.body.notifications).toHaveLength(1);
+      expect(one.body.pagination).toEqual({ page: 1, limit: 1, total: 64, totalPages: 64 });
+      const hundred = await list(tokens.alice, { limit: 100 });
+      expect(hundred.status).toBe(200);
+      expect(hundred.body.notifications).toHaveLength(64);
+      expect(hundred.body.pagination).toEqual({ page: 1, limit: 100, total: 64, totalPages: 1 });
+    });
+
+    it('answers totalPages 0 and an empty list when nothing matches', async () => {
+      const response = await list(tokens.alice, { status: 'read', unreadOnly: 'true' });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ notifications: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+    });
+  });
+
+  describe('order and paging', () => {
+    it('orders by createdAt descending, then id descending (the seed shares timestamps between pairs)', async () => {
+      const rows = await stored('alice');
+      const distinctTimes = new Set(rows.map((row) => row.createdAt.getTime()));
+      expect(distinctTimes.size).toBeLessThan(rows.length); // ties exist, so the id tie-break is exercised
+      const response = await list(tokens.alice, { limit: 100 });
+      expect(response.body.notifications.map((n: { id: string }) => n.id)).toEqual(rows.map((row) => row.id));
+      const items = response.body.notifications as { id: string; createdAt: string }[];
+      for (let index = 1; index < items.length; index++) {
+        const previous = items[index - 1];
+        const current = items[index];
+        expect(Date.parse(previous.createdAt)).toBeGreaterThanOrEqual(Date.parse(current.createdAt));
+        if (previous.createdAt === current.createdAt) expect(previous.id > current.id).toBe(true);
+      }
+    });
+
+    it('yields every notification exactly once, in order, when walking all pages at several limits', async () => {
+      const expected = (await stored('alice')).map((row) => row.id);
+      for (const limit of [1, 2, 3, 7, 20, 32, 63, 64, 100]) {
+        const ids = await walk('alice', limit);
+        expect({ limit, ids }).toEqual({ limit, ids: expected });
+        expect(new Set(ids).size).toBe(64);
+      }
+    });
+
+    it('pages filtered lists without overlap or gaps too', async () => {
+      const rows = await stored('alice');
+      const combinations: Filters[] = [
+        { status: 'read' },
+        { unreadOnly: 'true' },
+        { type: 'push', unreadOnly: 'true' },
+        { status: 'pending', type: 'sms' },
+        { unreadOnly: 'false' },
+      ];
+      for (const filters of combinations) {
+        const expected = rows.filter((row) => matches(row, filters)).map((row) => row.id);
+        for (const limit of [3, 7]) {
+          expect({ filters, limit, ids: await walk('alice', limit, filters) }).toEqual({
+            filters,
+            limit,
+            ids: expected,
+          });
+        }
+      }
+    });
+  });
+
+  describe('filters', () => {
+    it('combines status, type and unreadOnly with AND; totals equal COUNT(*) for every combination', async () => {
+      await expectTotalsMatchDatabase('alice');
+      await expectTotalsMatchDatabase('bob');
+      await expectTotalsMatchDatabase('admin');
+    });
+
+    it('unreadOnly=true keeps only notifications whose readAt is null; unreadOnly=false filters nothing', async () => {
+      const unread = await list(tokens.alice, { unreadOnly: 'true', limit: 100 });
+      expect(unread.body.pagination.total).toBe(48);
+      expect(unread.body.notifications.every((n: { readAt: unknown }) => n.readAt === null)).toBe(true);
+
+      const all = await list(tokens.alice, { limit: 100 });
+      const notFiltered = await list(tokens.alice, { unreadOnly: 'false', limit: 100 });
+      expect(notFiltered.body).toEqual(all.body);
+      expect(notFiltered.body.pagination.total).toBe(64);
+
+      for (const status of NOTIFICATION_STATUSES) {
+        const withFalse = await list(tokens.alice, { status, unreadOnly: 'false' });
+        const without = await list(tokens.alice, { status });
+        expect(withFalse.body).toEqual(without.body);
+      }
+    });
+
+    it('status=read&unreadOnly=true matches nothing', async () => {
+      const response = await list(tokens.alice, 'status=read&unreadOnly=true');
+      expect(response.status).toBe(200);
+      expect(response.body.pagination.total).toBe(0);
+      expect(response.body.notifications).toEqual([]);
+    });
+
+    it('each single filter returns only matching items', async () => {
+      for (const status of NOTIFICATION_STATUSES) {
+        const response = await list(tokens.alice, { status, limit: 100 });
+        expect(response.body.pagination.total).toBe(16);
+        expect(response.body.notifications.every((n: { status: string }) => n.status === status)).toBe(true);
+      }
+      for (const type of NOTIFICATION_TYPES) {
+        const response = await list(tokens.alice, { type, limit: 100 });
+        expect(response.body.pagination.total).toBe(16);
+        expect(
+          response.body.notifications.every((n: { notificationType: string }) => n.notificationType === type),
+        ).toBe(true);
+      }
+    });
+  });
+
+  describe('invalid query parameters: 400 validation_failed naming the parameter', () => {
+    const cases: [string, string][] = [
+      ['limit=101', 'limit'],
+      ['limit=0', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=', 'limit'],
+      ['limit=1e2', 'limit'],
+      ['limit=99999999999', 'limit'],
+      ['page=0', 'page'],
+      ['page=-1', 'page'],
+      ['page=1.5', 'page'],
+      ['page=abc', 'page'],
+      ['page=', 'page'],
+      ['page=1&page=2', 'page'],
+      ['limit=10&limit=20', 'limit'],
+      ['status=bogus', 'status'],
+      ['status=READ', 'status'],
+      ['status=', 'status'],
+      ['type=bogus', 'type'],
+      ['type=', 'type'],
+      ['unreadOnly=yes', 'unreadOnly'],
+      ['unreadOnly=1', 'unreadOnly'],
+      ['unreadOnly=', 'unreadOnly'],
+      ['unreadOnly=true&unreadOnly=false', 'unreadOnly'],
+      ['status=read&status=sent', 'status'],
+      ['type=sms&type=push', 'type'],
+      ['status[$ne]=x', 'status'],
+      ['status[]=read', 'status'],
+      ['type[$in]=sms', 'type'],
+      ['foo=1', 'foo'],
+      ['userId=00000000-0000-4000-8000-000000000000', 'userId'],
+      ['status=read&foo=1', 'foo'],
+    ];
+
+    it.each(cases)('%s', async (query, parameter) => {
+      const response = await list(tokens.alice, query);
+      expectError(response, 400, 'validation_failed');
+      expect(response.body.details).toContain(parameter);
+    });
+  });
+
+  describe('authentication', () => {
+    it('answers 401 unauthorized without a valid bearer token', async () => {
+      expectError(await request(t.url).get('/api/notifications'), 401, 'unauthorized');
+      for (const authorization of ['Bearer nope', 'Bearer ', `Basic ${Buffer.from('alice:x').toString('base64')}`]) {
+        expectError(
+          await request(t.url).get('/api/notifications').set('Authorization', authorization),
+          401,
+          'unauthorized',
+        );
+      }
+      const [header, payload] = tokens.alice.split('.');
+      expectError(await list(`${header}.${payload}.c2lnbmF0dXJl`), 401, 'unauthorized');
+    });
+  });
+
+  describe('isolation', () => {
+    it('never shows bob any of alice’s notifications, for any filter and page; his totals count only his own', async () => {
+      const aliceIds = new Set((await stored('alice')).map((row) => row.id));
+      const bobRows = await stored('bob');
+      const bobIds = new Set(bobRows.map((row) => row.id));
+      expect(bobRows).toHaveLength(4);
+      for (const filters of ALL_FILTERS) {
+        const total = await countInDatabase('bob', filters);
+        for (const limit of [1, 3, 20]) {
+          for (let page = 1; page <= Math.max(1, Math.ceil(total / limit)) + 1; page++) {
+            const response = await list(tokens.bob, { ...filters, page, limit });
+            expect(response.status).toBe(200);
+            expect(response.body.pagination.total).toBe(total);
+            for (const item of response.body.notifications) {
+              expect(item.userId).toBe(t.user('bob').id);
+              expect(bobIds.has(item.id)).toBe(true);
+              expect(aliceIds.has(item.id)).toBe(false);
+            }
+          }
+        }
+      }
+    });
+
+    it('ignores any attempt to name another user and never counts their notifications', async () => {
+      const alice = t.user('alice').id;
+      expectError(await list(tokens.bob, { userId: alice }), 400, 'validation_failed');
+      expectError(await list(tokens.bob, `user=${alice}`), 400, 'validation_failed');
+      const bobAll = await list(tokens.bob, { limit: 100 });
+      expect(bobAll.body.pagination.total).toBe(4);
+      expect(bobAll.body.notifications.map((n: { userId: string }) => n.userId)).toEqual(
+        Array(4).fill(t.user('bob').id),
+      );
+    });
+
+    it('property: for random users, filters and pages, the answer is exactly that user’s slice', async () => {
+      const snapshot: Record<Username, Notification[]> = {
+        alice: await stored('alice'),
+        bob: await stored('bob'),
+        admin: await stored('admin'),
+      };
+      const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom<Username>('alice', 'bob', 'admin'),
+          optional(fc.constantFrom(...NOTIFICATION_STATUSES)),
+          optional(fc.constantFrom(...NOTIFICATION_TYPES)),
+          optional(fc.constantFrom<'true' | 'false'>('true', 'false')),
+          optional(fc.integer({ min: 1, max: 30 })),
+          optional(fc.integer({ min: 1, max: 100 })),
+          async (username, status, type, unreadOnly, page, limit) => {
+            const filters: Filters = {};
+            if (status) filters.status = status;
+            if (type) filters.type = type;
+            if (unreadOnly) filters.unreadOnly = unreadOnly;
+            const query: Record<string, string | number> = { ...filters };
+            if (page !== undefined) query.page = page;
+            if (limit !== undefined) query.limit = limit;
+
+            const response = await list(tokens[username], query);
+            const effectivePage = page ?? 1;
+            const effectiveLimit = limit ?? 20;
+            const matching = snapshot[username].filter((row) => matches(row, filters));
+            const slice = matching.slice((effectivePage - 1) * effectiveLimit, effectivePage * effectiveLimit);
+            expect(response.status).toBe(200);
+            expect(response.body).toEqual({
+              notifications: slice.map(asJson),
+              pagination: {
+                page: effectivePage,
+                limit: effectiveLimit,
+                total: matching.length,
+                totalPages: Math.ceil(matching.length / effectiveLimit),
+              },
+            });
+          },
+        ),
+        { seed: 20_261_122, numRuns: 150 },
+      );
+    });
+  });
+
+  describe('trigger-maintained totals after direct SQL writes', () => {
+    const insert = async (row: {
+      id?: string;
+      userId: string;
+      status: string;
+      notificationType: string;
+      readAt: Date | null;
+      createdAt: Date;
+    }) => {
+      await t.dataSource.query(
+        'INSERT INTO notifications (id, userId, subject, message, notificationType, status, readAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          row.id ?? randomUUID(),
+          row.userId,
+          `Direct ${row.status} ${row.notificationType}`,
+          'Inserted with SQL by the test.',
+          row.notificationType,
+          row.status,
+          row.readAt ? sqlTime(row.readAt) : null,
+          sqlTime(row.createdAt),
+        ],
+      );
+    };
+
+    it('stay equal to COUNT(*) for every filter after INSERTs', async () => {
+      const alice = t.user('alice').id;
+      const bob = t.user('bob').id;
+      const now = Date.now();
+      let index = 0;
+      for (const status of NOTIFICATION_STATUSES) {
+        for (const notificationType of ['email', 'in_app'] as const) {
+          index++;
+          await insert({
+            userId: alice,
+            status,
+            notificationType,
+            readAt: status === 'read' ? new Date(now + index * 1000 + 500) : null,
+            createdAt: new Date(now + index * 1000),
+          });
+        }
+      }
+      // Unusual but possible data: read status without readAt, unread status with readAt.
+      await insert({
+        userId: alice,
+        status: 'read',
+        notificationType: 'sms',
+        readAt: null,
+        createdAt: new Date(now - 1),
+      });
+      await insert({
+        userId: bob,
+        status: 'pending',
+        notificationType: 'push',
+        readAt: new Date(now),
+        createdAt: new Date(now),
+      });
+      await insert({ userId: bob, status: 'sent', notificationType: 'sms', readAt: null, createdAt: new Date(now) });
+
+      expect((await list(tokens.alice)).body.pagination.total).toBe(73);
+      // The newest inserted one comes first.
+      expect((await list(tokens.alice, { limit: 1 })).body.notifications[0].createdAt).toBe(
+        new Date(now + 8000).toISOString(),
+      );
+      await expectTotalsMatchDatabase('alice');
+      await expectTotalsMatchDatabase('bob');
+      await expectTotalsMatchDatabase('admin');
+    });
+
+    it('stay equal to COUNT(*) after UPDATEs of status, readAt, notificationType and userId', async () => {
+      const alice = t.user('alice').id;
+      const bob = t.user('bob').id;
+      const rows = await stored('alice');
+      const pick = (predicate: (row: Notification) => boolean, count: number) =>
+        rows
+          .filter(predicate)
+          .slice(0, count)
+          .map((row) => row.id);
+      const placeholders = (ids: string[]) => ids.map(() => '?').join(', ');
+
+      // pending -> read with readAt (unread -> read)
+      const markRead = pick((row) => row.status === 'pending', 3);
+      await t.dataSource.query(
+        `UPDATE notifications SET status = 'read', readAt = ? WHERE id IN (${placeholders(markRead)})`,
+        [sqlTime(new Date()), ...markRead],
+      );
+      await expectTotalsMatchDatabase('alice');
+
+      // read -> readAt cleared, status kept (read -> unread with the same status)
+      const clearReadAt = pick((row) => row.status === 'read' && row.readAt !== null && !markRead.includes(row.id), 2);
+      await t.dataSource.query(
+        `UPDATE notifications SET readAt = NULL WHERE id IN (${placeholders(clearReadAt)})`,
+        clearReadAt,
+      );
+      await expectTotalsMatchDatabase('alice');
+
+      // type change only
+      const retype = pick((row) => row.notificationType === 'email', 4);
+      await t.dataSource.query(
+        `UPDATE notifications SET notificationType = 'push' WHERE id IN (${placeholders(retype)})`,
+        retype,
+      );
+      await expectTotalsMatchDatabase('alice');
+
+      // status and type and readAt at once, on many rows
+      await t.dataSource.query(
+        `UPDATE notifications SET status = 'failed', notificationType = 'sms', readAt = NULL WHERE userId = ? AND status = 'sent'`,
+        [alice],
+      );
+      await expectTotalsMatchDatabase('alice');
+
+      // an update that changes nothing relevant
+      await t.dataSource.query(`UPDATE notifications SET subject = 'Renamed' WHERE userId = ?`, [alice]);
+      await expectTotalsMatchDatabase('alice');
+
+      // moved to another user: it leaves alice's totals and enters bob's
+      const moved = pick((row) => row.status === 'failed', 2);
+      await t.dataSource.query(`UPDATE notifications SET userId = ? WHERE id IN (${placeholders(moved)})`, [
+        bob,
+        ...moved,
+      ]);
+      await expectTotalsMatchDatabase('alice');
+      await expectTotalsMatchDatabase('bob');
+      const bobList = await list(tokens.bob, { limit: 100 });
+      expect(bobList.body.notifications.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(moved));
+      const aliceIds = (await list(tokens.alice, { limit: 100 })).body.notifications.map((n: { id: string }) => n.id);
+      for (const id of moved) expect(aliceIds).not.toContain(id);
+    });
+
+    it('stay equal to COUNT(*) after DELETEs, down to zero', async () => {
+      const alice = t.user('alice').id;
+      const rows = await stored('alice');
+      await t.dataSource.query('DELETE FROM notifications WHERE id = ?', [rows[0].id]);
+      await expectTotalsMatchDatabase('alice');
+
+      await t.dataSource.query(`DELETE FROM notifications WHERE userId = ? AND status = 'failed'`, [alice]);
+      await expectTotalsMatchDatabase('alice');
+
+      await t.dataSource.query('DELETE FROM notifications WHERE userId = ? AND readAt IS NULL', [alice]);
+      await expectTotalsMatchDatabase('alice');
+      await expectTotalsMatchDatabase('bob');
+
+      await t.dataSource.query('DELETE FROM notifications WHERE userId = ?', [alice]);
+      await expectTotalsMatchDatabase('alice');
+      expect((await list(tokens.alice)).body).toEqual({
+        notifications: [],
+        pagination: { page: 1, limit: 20, total: 0, totalPages: 0 },
+      });
+
+      // And they count again from zero.
+      await insert({
+        userId: alice,
+        status: 'read',
+        notificationType: 'email',
+        readAt: new Date(),
+        createdAt: new Date(),
+      });
+      await expectTotalsMatchDatabase('alice');
+      expect((await list(tokens.alice)).body.pagination.total).toBe(1);
+    });
+  });
+});
