@@ -31,6 +31,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e-spec.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
           environment: 'node',
           // better-sqlite3 is a native addon and each suite owns a database: one process per file.
           pool: 'forks',

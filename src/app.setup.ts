@@ -16,6 +16,9 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
+    // Covers the whole route lifecycle (guards included), so a database that hangs rather than
+    // refusing connections still gets the client a 503 in bounded time.
+    handlerTimeout: config.requestTimeoutMs,
     // Nest's closing hook would answer 503 in its own body shape; stop accepting instead.
     return503OnClosing: false,
     // Accept a caller's X-Request-Id when it is safe to log, else make one.
@@ -139,7 +142,6 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
     }),
   );
   app.useGlobalFilters(new AllExceptionsFilter());
-  app.enableShutdownHooks();
 
   const document = SwaggerModule.createDocument(app, buildOpenApiConfig(), {
     operationIdFactory: (controllerKey, methodKey) =>

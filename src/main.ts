@@ -39,6 +39,25 @@ async function bootstrap(): Promise<void> {
     }
   }
 
+  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool, exit 0;
+  // exit 1 if that takes longer than the grace period.
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: finishing in-flight requests`, 'Shutdown');
+    setTimeout(() => {
+      logger.error(`Shutdown took longer than ${config.shutdownGraceMs} ms; exiting anyway`, 'Shutdown');
+      process.exit(1);
+    }, config.shutdownGraceMs).unref();
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+
   await app.listen({ port: config.port, host: config.host });
   logger.log(`Listening on http://${config.host}:${config.port} (Swagger UI at /docs)`, 'Bootstrap');
 }

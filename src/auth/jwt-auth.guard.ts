@@ -18,7 +18,8 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   }
 
   override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {
-    if (error) throw error instanceof ApiError ? error : new ApiError('unauthorized', 'The token is not valid.');
+    // Auth failures arrive as ApiError; anything else (the database being down) keeps its own meaning.
+    if (error) throw error;
     if (!user) throw new ApiError('unauthorized', describeTokenProblem(info));
     return user;
   }

@@ -40,16 +40,16 @@ function makeDocument(): Document {
 
 describe('DocumentsService', () => {
   let service: DocumentsService;
-  let findOneBy: ReturnType<typeof vi.fn>;
+  let findOne: ReturnType<typeof vi.fn>;
   let execute: ReturnType<typeof vi.fn>;
   let insert: ReturnType<typeof vi.fn>;
 
   beforeEach(async () => {
-    findOneBy = vi.fn(async () => makeDocument());
+    findOne = vi.fn(async () => makeDocument());
     execute = vi.fn(async () => ({ affected: 1 }));
     insert = vi.fn(async () => undefined);
     const builder = { update: () => builder, set: () => builder, where: () => builder, execute };
-    const manager = { createQueryBuilder: () => builder, insert };
+    const manager = { createQueryBuilder: () => builder, insert, findOne, connection: { options: { type: 'mysql' } } };
     const dataSource = { transaction: async (work: (m: typeof manager) => unknown) => work(manager) };
 
     // Resolving DocumentsService by its class proves decorator metadata reaches the tests:
@@ -58,7 +58,7 @@ describe('DocumentsService', () => {
       providers: [
         DocumentsService,
         DocumentAccessPolicy,
-        { provide: getRepositoryToken(Document), useValue: { findOneBy } },
+        { provide: getRepositoryToken(Document), useValue: { manager } },
         { provide: getRepositoryToken(DocumentHistory), useValue: { find: vi.fn(async () => []) } },
         { provide: DataSource, useValue: dataSource },
       ],
@@ -98,7 +98,7 @@ describe('DocumentsService', () => {
   });
 
   it('answers 404 for an unknown document', async () => {
-    findOneBy.mockResolvedValueOnce(null);
+    findOne.mockResolvedValueOnce(null);
     await expect(service.update(makeDocument().id, { title: 'x' }, owner)).rejects.toBeInstanceOf(ApiError);
   });
 
@@ -109,14 +109,18 @@ describe('DocumentsService', () => {
     expect(execute).not.toHaveBeenCalled();
   });
 
-  it('with If-Match, a lost race is 412; without, it retries on fresh data', async () => {
+  it('with If-Match, a lost race is 412; without, it retries under a row lock', async () => {
     execute.mockResolvedValueOnce({ affected: 0 });
     await expect(service.update(makeDocument().id, { title: 'x' }, owner, '"v3"')).rejects.toMatchObject({
       code: 'precondition_failed',
     });
     execute.mockResolvedValueOnce({ affected: 0 });
     await expect(service.update(makeDocument().id, { title: 'y' }, owner)).resolves.toMatchObject({ title: 'y' });
-    expect(findOneBy).toHaveBeenCalledTimes(3);
+    expect(findOne).toHaveBeenCalledTimes(3);
+    expect(findOne).toHaveBeenLastCalledWith(
+      Document,
+      expect.objectContaining({ lock: { mode: 'pessimistic_write' } }),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, Repository, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
@@ -12,8 +12,6 @@ import { Document } from './entities/document.entity.js';
 
 type EditableField = 'title' | 'description' | 'tags' | 'metadata';
 const EDITABLE_FIELDS: EditableField[] = ['title', 'description', 'tags', 'metadata'];
-/** Without If-Match a lost race is retried on fresh data this many times before giving up. */
-const MAX_ATTEMPTS = 5;
 
 export function etagOf(document: Pick<Document, 'rowVersion'>): string {
   return `"v${document.rowVersion}"`;
@@ -43,8 +41,9 @@ export class DocumentsService {
 
   /**
    * Applies the given fields (omitted ones keep their value) with a conditional UPDATE on the
-   * row version plus a history row, in one transaction. With If-Match a stale version is 412;
-   * without it a lost race is retried on fresh data, so an update always lands whole.
+   * row version plus a history row, in one transaction. With If-Match a stale version is 412.
+   * Without it, a lost race falls back to a locked read-modify-write, so the update always
+   * lands whole and never becomes a 412 the client did not ask for.
    */
   async update(
     documentId: string,
@@ -52,25 +51,33 @@ export class DocumentsService {
     user: AuthenticatedUser,
     ifMatch?: string,
   ): Promise<Document> {
-    for (let attempt = 1; ; attempt++) {
-      const document = await this.findUpdatable(documentId, user);
-      if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) {
-        throw stale(document);
-      }
+    const document = await this.findUpdatable(this.documents.manager, documentId, user);
+    if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) throw stale(document);
+    const changes = this.diff(document, input);
+    if (Object.keys(changes).length === 0) return document;
+
+    const updated = await this.dataSource.transaction((manager) =>
+      this.writeIfUnchanged(manager, document, changes, user),
+    );
+    if (updated) return updated;
+    if (ifMatch !== undefined) throw stale(document);
+    return this.updateLocked(documentId, input, user);
+  }
+
+  /** The contended path: read the row FOR UPDATE (MySQL; SQLite serialises writers) and write. */
+  private updateLocked(documentId: string, input: UpdateDocumentDto, user: AuthenticatedUser): Promise<Document> {
+    return this.dataSource.transaction(async (manager) => {
+      const document = await this.findUpdatable(manager, documentId, user, true);
       const changes = this.diff(document, input);
       if (Object.keys(changes).length === 0) return document;
-
-      const updated = await this.writeIfUnchanged(document, changes, user);
-      if (updated) return updated;
-      if (ifMatch !== undefined) throw stale(document);
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new ApiError('precondition_failed', 'The document is being changed concurrently; retry the request.');
-      }
-    }
+      const updated = await this.writeIfUnchanged(manager, document, changes, user);
+      if (!updated) throw new Error('A locked document changed under its lock');
+      return updated;
+    });
   }
 
   async history(documentId: string, user: AuthenticatedUser): Promise<DocumentHistory[]> {
-    await this.findUpdatable(documentId, user);
+    await this.findUpdatable(this.documents.manager, documentId, user);
     return this.historyEntries.find({
       where: { documentId },
       order: { changedAt: 'DESC', rowVersion: 'DESC' },
@@ -78,8 +85,17 @@ export class DocumentsService {
     });
   }
 
-  private async findUpdatable(documentId: string, user: AuthenticatedUser): Promise<Document> {
-    const document = await this.documents.findOneBy({ id: documentId });
+  private async findUpdatable(
+    manager: EntityManager,
+    documentId: string,
+    user: AuthenticatedUser,
+    forUpdate = false,
+  ): Promise<Document> {
+    const lock = forUpdate && manager.connection.options.type === 'mysql';
+    const document = await manager.findOne(Document, {
+      where: { id: documentId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     if (!document) throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
     if (!this.policy.canUpdate(user, document)) {
       throw new ApiError(
@@ -109,6 +125,7 @@ export class DocumentsService {
   }
 
   private async writeIfUnchanged(
+    manager: EntityManager,
     document: Document,
     changes: Partial<Record<EditableField, FieldChange>>,
     user: AuthenticatedUser,
@@ -120,25 +137,23 @@ export class DocumentsService {
     const updatedAt = new Date(Math.max(Date.now(), document.updatedAt.getTime() + 1));
     const rowVersion = document.rowVersion + 1;
 
-    return this.dataSource.transaction(async (manager) => {
-      // save() with @VersionColumn does not check the version on write; this UPDATE does.
-      const result = await manager
-        .createQueryBuilder()
-        .update(Document)
-        .set({ ...values, updatedAt, rowVersion } as QueryDeepPartialEntity<Document>)
-        .where('id = :id AND rowVersion = :rowVersion', { id: document.id, rowVersion: document.rowVersion })
-        .execute();
-      if (result.affected !== 1) return undefined;
-      await manager.insert(DocumentHistory, {
-        id: randomUUID(),
-        documentId: document.id,
-        changedBy: user.id,
-        changedAt: updatedAt,
-        rowVersion,
-        changes,
-      } as QueryDeepPartialEntity<DocumentHistory>);
-      return Object.assign(document, values, { updatedAt, rowVersion });
-    });
+    // save() with @VersionColumn does not check the version on write; this UPDATE does.
+    const result = await manager
+      .createQueryBuilder()
+      .update(Document)
+      .set({ ...values, updatedAt, rowVersion } as QueryDeepPartialEntity<Document>)
+      .where('id = :id AND rowVersion = :rowVersion', { id: document.id, rowVersion: document.rowVersion })
+      .execute();
+    if (result.affected !== 1) return undefined;
+    await manager.insert(DocumentHistory, {
+      id: randomUUID(),
+      documentId: document.id,
+      changedBy: user.id,
+      changedAt: updatedAt,
+      rowVersion,
+      changes,
+    } as QueryDeepPartialEntity<DocumentHistory>);
+    return Object.assign(document, values, { updatedAt, rowVersion });
   }
 }
 

@@ -101,13 +101,14 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
     const owned = (username: string) =>
       t.seed.documents.filter((document) => document.uploadedBy === t.user(username).id).map((document) => document.id);
     docs = { alice: owned('alice'), bob: owned('bob'), admin: owned('admin') };
-    expect(docs.alice).toHaveLength(3);
-    expect(docs.bob).toHaveLength(3);
-    expect(docs.admin).toHaveLength(2);
   });
 
   afterAll(async () => {
     await t?.close();
+  });
+
+  it('starts from the seed: alice and bob own three documents each, admin two', () => {
+    expect([docs.alice.length, docs.bob.length, docs.admin.length]).toEqual([3, 3, 2]);
   });
 
   describe('success', () => {
@@ -259,6 +260,16 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
         }
       }
       expect((await row(id)).updatedAt.toISOString()).toBe(previous);
+
+      // Even when the stored updatedAt is ahead of this server's clock (another instance's skew), a change moves it forward.
+      const ahead = new Date(Date.now() + 60 * 60_000);
+      const aheadSql = ahead.toISOString().replace('T', ' ').replace('Z', '');
+      await t.dataSource.query('UPDATE documents SET updatedAt = ? WHERE id = ?', [aheadSql, id]);
+      expect((await row(id)).updatedAt.toISOString()).toBe(ahead.toISOString());
+      const skewed = await put(id, tokens.alice, { title: 'After clock skew' });
+      expect(skewed.status).toBe(200);
+      expect(Date.parse(skewed.body.document.updatedAt)).toBeGreaterThan(ahead.getTime());
+      expect((await row(id)).updatedAt.getTime()).toBeGreaterThan(ahead.getTime());
     });
 
     it('accepts tabs, newlines and an empty string in description', async () => {
@@ -532,7 +543,7 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
       // Primitive bodies must be sent as raw JSON text.
       const response = await put(id, tokens.alice, JSON.stringify(body));
       expectError(response, 400, 'validation_failed');
-      if (mentions) expect(response.body.details).toContain(mentions);
+      expect(response.body.details).toContain(mentions ?? '');
       expect(await snapshot(id)).toEqual(before);
     });
 
@@ -765,6 +776,18 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
       expect(await historyCount(id)).toBe(historyBefore + n);
       const winner = bodies.findIndex((body) => body.title === final.title);
       expect(final).toEqual(bodies[winner]);
+
+      // Writes that land in the same millisecond still move updatedAt strictly forward, in write order.
+      const entries = (await t.dataSource.getRepository(DocumentHistory).findBy({ documentId: id }))
+        .filter((entry) => entry.rowVersion > version)
+        .sort((a, b) => a.rowVersion - b.rowVersion);
+      expect(entries.map((entry) => entry.rowVersion)).toEqual(
+        Array.from({ length: n }, (_, index) => version + index + 1),
+      );
+      for (let index = 1; index < entries.length; index++) {
+        expect(entries[index].changedAt.getTime()).toBeGreaterThan(entries[index - 1].changedAt.getTime());
+      }
+      expect(stored.updatedAt.getTime()).toBe(entries[n - 1].changedAt.getTime());
     });
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import fc from 'fast-check';
+import * as fc from 'fast-check';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -79,7 +79,7 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
     const qs =
       typeof query === 'string'
         ? query
-        : new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+        : new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return request(t.url)
       .get(`/api/notifications${qs ? `?${qs}` : ''}`)
       .set('Authorization', `Bearer ${token}`);
@@ -146,12 +146,19 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
   beforeAll(async () => {
     t = await createTestApp(kind);
     tokens = { alice: await t.login('alice'), bob: await t.login('bob'), admin: await t.login('admin') };
-    expect(t.seed.notifications[t.user('alice').id]).toBe(64);
-    expect(t.seed.notifications[t.user('bob').id]).toBe(4);
   });
 
   afterAll(async () => {
     await t?.close();
+  });
+
+  it('starts from the seed: 64 notifications for alice, 4 each for bob and admin', () => {
+    expect(t.seed.notifications).toEqual({
+      [t.user('alice').id]: 64,
+      [t.user('bob').id]: 4,
+      [t.user('admin').id]: 4,
+      [t.user('erin').id]: 0,
+    });
   });
 
   describe('response shape and defaults', () => {
@@ -175,12 +182,13 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
         expect(NOTIFICATION_TYPES).toContain(item.notificationType);
         expect(NOTIFICATION_STATUSES).toContain(item.status);
         expect(item.createdAt).toMatch(ISO_UTC);
-        if (item.status === 'read') {
-          read++;
-          expect(item.readAt).toMatch(ISO_UTC);
-        } else {
-          expect(item.readAt).toBeNull();
-        }
+        // readAt is an ISO timestamp exactly when the status is read, null otherwise.
+        const isoTimestamp = expect.stringMatching(ISO_UTC);
+        expect({ status: item.status, readAt: item.readAt }).toEqual({
+          status: item.status,
+          readAt: item.status === 'read' ? isoTimestamp : null,
+        });
+        read += item.status === 'read' ? 1 : 0;
         expect(item).toEqual(asJson(rows.get(item.id)!));
       }
       expect(read).toBe(16);
@@ -246,7 +254,8 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
         const previous = items[index - 1];
         const current = items[index];
         expect(Date.parse(previous.createdAt)).toBeGreaterThanOrEqual(Date.parse(current.createdAt));
-        if (previous.createdAt === current.createdAt) expect(previous.id > current.id).toBe(true);
+        // Within one timestamp, the greater id comes first.
+        expect(previous.createdAt !== current.createdAt || previous.id > current.id).toBe(true);
       }
     });
 

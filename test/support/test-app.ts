@@ -45,8 +45,12 @@ async function startApp(
 }
 
 /** A real app on a fresh database of the given kind, migrated and seeded with demo data. */
-export async function createTestApp(kind: DatabaseKind, extraEnv: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase(kind);
+export async function createTestApp(
+  kind: DatabaseKind,
+  extraEnv: Record<string, string> = {},
+  existingDatabase?: TestDatabase,
+): Promise<TestApp> {
+  const database = existingDatabase ?? (await createTestDatabase(kind));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     DATABASE_URL: database.url,

@@ -94,6 +94,13 @@ function fastifyError(error: unknown): MappedError | undefined {
         'invalid_json',
         'The request body is not valid JSON, or it contains a forbidden "__proto__" or "constructor" key.',
       );
+    case 'FST_ERR_HANDLER_TIMEOUT':
+      return {
+        ...result(503, 'service_unavailable', 'The service could not answer in time; retry shortly.', {
+          'retry-after': '5',
+        }),
+        unexpected: true,
+      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return result(400, 'invalid_json', 'The Content-Length header does not match the body.');
     default: {
@@ -129,6 +136,14 @@ export function mapError(exception: unknown): MappedError {
     const status = exception.getStatus();
     if (status === 404) {
       return result(404, 'route_not_found', 'No such route; see /docs for the operations this service offers.');
+    }
+    if (status === 503) {
+      return {
+        ...result(503, 'service_unavailable', 'A dependency of the service is unavailable; retry shortly.', {
+          'retry-after': '5',
+        }),
+        unexpected: true,
+      };
     }
     if (status >= 500) return result(500, 'internal_error', 'An unexpected error occurred; it has been logged.');
     return result(status, STATUS_TO_CODE[status] ?? 'validation_failed', detailsOf(exception));

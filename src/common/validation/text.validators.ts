@@ -5,7 +5,7 @@ import { registerDecorator, type ValidationArguments, type ValidationOptions } f
 // oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const FORBIDDEN_STRICT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 // oxlint-disable-next-line no-control-regex
-const FORBIDDEN_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+const FORBIDDEN_MULTILINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 function textRule(name: string, pattern: RegExp, explanation: string, options?: ValidationOptions) {
   return (object: object, propertyName: string) =>
@@ -26,12 +26,12 @@ function textRule(name: string, pattern: RegExp, explanation: string, options?: 
 export const NoControlCharacters = (options?: ValidationOptions) =>
   textRule('noControlCharacters', FORBIDDEN_STRICT, 'control characters or bidirectional overrides', options);
 
-/** Like NoControlCharacters but allows tab, newline and carriage return (multi-line text). */
+/** Like NoControlCharacters but allows tab, line feed and carriage return (multi-line text, CRLF included). */
 export const NoControlCharactersExceptWhitespace = (options?: ValidationOptions) =>
   textRule(
     'noControlCharactersExceptWhitespace',
     FORBIDDEN_MULTILINE,
-    'control characters other than tab and newline, or bidirectional overrides',
+    'control characters other than tab and line breaks, or bidirectional overrides',
     options,
   );
 

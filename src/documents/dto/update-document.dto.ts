@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { JsonBounds } from '../../common/validation/json-bounds.validator.js';
 import { NoControlCharacters, NoControlCharactersExceptWhitespace } from '../../common/validation/text.validators.js';
 
@@ -13,6 +13,9 @@ export const DOCUMENT_LIMITS = {
   metadataMaxDepth: 8,
 } as const;
 
+// Unlike @IsOptional(), this lets null through to the type checks: null is not "omitted", it is invalid.
+const isPresent = (_object: object, value: unknown) => value !== undefined;
+
 const trimEach = ({ value }: { value: unknown }) =>
   Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item.trim() : item)) : value;
 
@@ -22,7 +25,7 @@ const trimEach = ({ value }: { value: unknown }) =>
  */
 export class UpdateDocumentDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: DOCUMENT_LIMITS.titleMax, example: 'Q3 supplier contract' })
-  @IsOptional()
+  @ValidateIf(isPresent)
   @NoControlCharacters()
   @Matches(/\S/, { message: 'title must not be blank' })
   @Length(1, DOCUMENT_LIMITS.titleMax)
@@ -34,7 +37,7 @@ export class UpdateDocumentDto {
     example: 'Signed copy, countersigned by legal on 2026-09-30.',
     description: 'May be empty. Tabs and newlines are allowed; other control characters are not.',
   })
-  @IsOptional()
+  @ValidateIf(isPresent)
   @NoControlCharactersExceptWhitespace()
   @MaxLength(DOCUMENT_LIMITS.descriptionMax)
   @IsString()
@@ -48,7 +51,7 @@ export class UpdateDocumentDto {
       'Replaces the whole set. Each tag is trimmed and must then be 1-64 characters; duplicates are dropped, ' +
       'keeping the order of first appearance. [] clears the tags.',
   })
-  @IsOptional()
+  @ValidateIf(isPresent)
   @Transform(trimEach)
   @NoControlCharacters({ each: true })
   @Length(1, DOCUMENT_LIMITS.tagMax, { each: true, message: 'each tag must be 1-64 characters long after trimming' })
@@ -65,7 +68,7 @@ export class UpdateDocumentDto {
       'Free-form JSON object; replaces the whole object ({} clears it). At most 16 KiB as JSON, 8 levels deep, ' +
       'and no "__proto__", "constructor" or "prototype" keys.',
   })
-  @IsOptional()
+  @ValidateIf(isPresent)
   @JsonBounds({ maxBytes: DOCUMENT_LIMITS.metadataMaxBytes, maxDepth: DOCUMENT_LIMITS.metadataMaxDepth })
   @IsObject({ message: 'metadata must be a JSON object' })
   readonly metadata?: Record<string, unknown>;
