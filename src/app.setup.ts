@@ -73,6 +73,12 @@ function isPlainObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Set on SIGTERM: every response from then on closes its connection, so keep-alive clients let go. */
+const lifecycle = { draining: false };
+export function startDraining(): void {
+  lifecycle.draining = true;
+}
+
 /** Everything that makes the app this service: shared by main.ts and the e2e tests. */
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
@@ -105,6 +111,10 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
         );
       }
     }
+  });
+
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (lifecycle.draining) void reply.header('connection', 'close');
   });
 
   // Runs after JSON parsing and before Nest's pipes: the body must be one bounded JSON object.

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
-import { configureApp, createFastifyAdapter, createLogger } from './app.setup.js';
+import { configureApp, createFastifyAdapter, createLogger, startDraining } from './app.setup.js';
 import { ConfigError, loadAppConfig, loadDotEnvFile } from './config/app.config.js';
 import { seedDemoDataIfEmpty } from './database/seed/demo-seed.js';
 
@@ -46,6 +46,7 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal} received: finishing in-flight requests`, 'Shutdown');
+    startDraining();
     setTimeout(() => {
       logger.error(`Shutdown took longer than ${config.shutdownGraceMs} ms; exiting anyway`, 'Shutdown');
       process.exit(1);

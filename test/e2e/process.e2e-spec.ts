@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startServiceProcess } from '../support/service-process.js';
+
+// These run the built entry point (dist/src/main.js, built by the e2e global setup) as a real process.
+const SEED_PASSWORD = 'Seeded-Password-Never-Logged-7';
+const baseEnv = () => ({
+  NODE_ENV: 'development',
+  DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), 'dms-proc-')), 'db.sqlite')}`,
+  JWT_SECRET: 'process-test-secret-0123456789abcdef',
+  SEED_DEMO: 'true',
+  SEED_PASSWORD,
+  LOGIN_RATE_LIMIT_PER_IP: '1000',
+  LOGIN_RATE_LIMIT_PER_USERNAME: '1000',
+});
+
+const postLogin = (url: string, username: string, password: string) =>
+  fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': `login-${username}` },
+    body: JSON.stringify({ username, password }),
+  });
+
+describe('the service process', () => {
+  it('refuses to start on invalid configuration, naming the variable, without a stack trace', () => {
+    const result = spawnSync(process.execPath, ['dist/src/main.js'], {
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/JWT_SECRET is required/);
+    expect(result.stderr + result.stdout).not.toMatch(/\n\s+at /);
+  });
+
+  it('writes structured request logs without passwords or tokens', async () => {
+    const service = await startServiceProcess({ ...baseEnv(), LOG_LEVEL: 'info' });
+    const response = await postLogin(service.url, 'alice', SEED_PASSWORD);
+    expect(response.status).toBe(200);
+    const { token } = (await response.json()) as { token: string };
+    const list = await fetch(`${service.url}/api/notifications?limit=5`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1' },
+    });
+    expect(list.status).toBe(200);
+    expect((await postLogin(service.url, 'bob', 'Wrong-Password-In-A-Log-9')).status).toBe(401);
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    const output = service.output();
+    expect(output).not.toContain(SEED_PASSWORD);
+    expect(output).not.toContain('Wrong-Password-In-A-Log-9');
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(token.split('.')[2]);
+    expect(output.toLowerCase()).not.toContain('bearer');
+
+    const entries = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const completed = entries.find((entry) => entry.reqId === 'trace-me-1' && entry.msg === 'request completed');
+    expect(completed).toMatchObject({ level: 30, res: { statusCode: 200 } });
+    expect(typeof completed!.responseTime).toBe('number');
+    const incoming = entries.find((entry) => entry.reqId === 'trace-me-1' && entry.msg === 'incoming request');
+    expect(incoming).toMatchObject({ req: { method: 'GET', path: '/api/notifications' } });
+  });
+
+  it('on SIGTERM finishes in-flight requests, then exits 0 and stops accepting', async () => {
+    // One hash at a time makes ten logins take a while; SIGTERM arrives while they queue.
+    const service = await startServiceProcess({ ...baseEnv(), LOG_LEVEL: 'warn', PASSWORD_HASH_CONCURRENCY: '1' });
+    const inFlight = Array.from({ length: 10 }, () => postLogin(service.url, 'alice', SEED_PASSWORD));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    service.child.kill('SIGTERM');
+    const responses = await Promise.all(inFlight);
+    expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+    expect(await service.exited).toBe(0);
+    await expect(fetch(`${service.url}/health/live`)).rejects.toThrow();
+  });
+});
