@@ -38,8 +38,8 @@ export class AuthService {
     await this.throttleStorage.reset(loginThrottleKey(LOGIN_BY_USERNAME, usernameTracker(username)!));
     const claims: TokenClaims = { sub: user.id, ver: user.tokenVersion };
     const token = await this.jwt.signAsync(claims, {
-      privateKey: this.settings.key,
-      algorithm: this.settings.algorithms[0],
+      privateKey: this.settings.signingKey,
+      algorithm: this.settings.algorithm,
       issuer: this.settings.issuer,
       audience: this.settings.audience,
       expiresIn: this.settings.expiresInSeconds,

@@ -15,7 +15,10 @@ export interface TokenClaims {
  */
 export function jwtSettings(jwt: JwtConfig) {
   return {
-    key: jwt.key,
+    signingKey: jwt.signingKey,
+    verificationKey: jwt.verificationKey,
+    algorithm: jwt.algorithm,
+    /** Pinned: a token with any other alg (none, HS512, HS256 against an RSA public key...) is refused. */
     algorithms: [jwt.algorithm],
     issuer: jwt.issuer,
     audience: jwt.audience,

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -16,7 +17,8 @@ describe('loadAppConfig', () => {
     expect(config.database).toEqual({ type: 'sqlite', path: 'data/dms.sqlite' });
     expect(config.migrationsRun).toBe(true);
     expect(config.jwt.generated).toBe(true);
-    expect(config.jwt.key.type).toBe('secret');
+    expect(config.jwt.signingKey.type).toBe('secret');
+    expect(config.jwt.algorithm).toBe('HS256');
     expect(config.jwt.expiresInSeconds).toBe(3600);
     expect(config.seedPassword).toBe(DEVELOPMENT_SEED_PASSWORD);
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
@@ -48,6 +50,33 @@ describe('loadAppConfig', () => {
     const url = 'mysql://u:p@db:3307/dms';
     expect(loadAppConfig({ DATABASE_URL: url }).migrationsRun).toBe(false);
     expect(loadAppConfig({ DATABASE_URL: url, DB_MIGRATIONS_RUN: 'true' }).migrationsRun).toBe(true);
+  });
+});
+
+describe('asymmetric JWT keys', () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pemOf = (pair: ReturnType<typeof generateKeyPairSync>) => ({
+    JWT_PRIVATE_KEY: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    JWT_PUBLIC_KEY: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  });
+
+  it('picks RS256 or ES256 from the key type, without needing JWT_SECRET in production', () => {
+    expect(loadAppConfig({ NODE_ENV: 'production', ...pemOf(rsa) }).jwt.algorithm).toBe('RS256');
+    expect(loadAppConfig({ ...pemOf(ec) }).jwt.algorithm).toBe('ES256');
+    const escaped = pemOf(ec);
+    escaped.JWT_PRIVATE_KEY = escaped.JWT_PRIVATE_KEY.replace(/\n/g, '\\n');
+    expect(loadAppConfig(escaped).jwt.verificationKey.type).toBe('public');
+  });
+
+  it('refuses half a pair, a mismatched pair, weak RSA and other curves', () => {
+    expect(() => loadAppConfig({ JWT_PRIVATE_KEY: pemOf(rsa).JWT_PRIVATE_KEY })).toThrow(/set together/);
+    expect(() =>
+      loadAppConfig({ JWT_PRIVATE_KEY: pemOf(rsa).JWT_PRIVATE_KEY, JWT_PUBLIC_KEY: pemOf(ec).JWT_PUBLIC_KEY }),
+    ).toThrow(/does not belong/);
+    expect(() => loadAppConfig(pemOf(generateKeyPairSync('rsa', { modulusLength: 1024 })))).toThrow(/2048/);
+    expect(() => loadAppConfig(pemOf(generateKeyPairSync('ec', { namedCurve: 'secp384r1' })))).toThrow(/P-256/);
+    expect(() => loadAppConfig({ JWT_PRIVATE_KEY: 'nope', JWT_PUBLIC_KEY: 'nope' })).toThrow(/JWT_PRIVATE_KEY/);
   });
 });
 

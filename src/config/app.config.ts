@@ -1,4 +1,4 @@
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, createSecretKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { registerAs } from '@nestjs/config';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -14,11 +14,19 @@ export type DatabaseConfig =
       database: string;
     };
 
+export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
+
 export interface JwtConfig {
-  /** Loaded once as a KeyObject: jsonwebtoken verifies a KeyObject ~50x faster than a string secret. */
-  key: KeyObject;
+  /**
+   * Keys are loaded once as KeyObjects: jsonwebtoken verifies a KeyObject ~50x faster than a
+   * string secret. For HS256 both are the same secret key.
+   */
+  signingKey: KeyObject;
+  verificationKey: KeyObject;
+  /** True when no secret was configured and a random one was made (development only). */
   generated: boolean;
-  algorithm: 'HS256';
+  /** The one algorithm tokens are signed with and the only one accepted. */
+  algorithm: JwtAlgorithm;
   expiresInSeconds: number;
   issuer: string;
   audience: string;
@@ -96,6 +104,66 @@ function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+/** PEM from an environment variable; literal "\n" sequences (common in .env files) become newlines. */
+function pem(raw: string): string {
+  return raw.includes('-----BEGIN') ? raw.replace(/\\n/g, '\n') : Buffer.from(raw, 'base64').toString('utf8');
+}
+
+/**
+ * HS256 with JWT_SECRET by default; RS256 or ES256 (P-256) when JWT_PRIVATE_KEY and
+ * JWT_PUBLIC_KEY are set, the algorithm following the key type.
+ */
+function loadJwtKeys(
+  env: NodeJS.ProcessEnv,
+  production: boolean,
+): Pick<JwtConfig, 'signingKey' | 'verificationKey' | 'generated' | 'algorithm'> {
+  const privatePem = env.JWT_PRIVATE_KEY;
+  const publicPem = env.JWT_PUBLIC_KEY;
+  if (privatePem || publicPem) {
+    if (!privatePem || !publicPem) {
+      throw new ConfigError('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be set together (PEM, or base64 of the PEM)');
+    }
+    let signingKey: KeyObject;
+    let verificationKey: KeyObject;
+    try {
+      signingKey = createPrivateKey(pem(privatePem));
+    } catch {
+      throw new ConfigError('JWT_PRIVATE_KEY is not a readable PEM private key');
+    }
+    try {
+      verificationKey = createPublicKey(pem(publicPem));
+    } catch {
+      throw new ConfigError('JWT_PUBLIC_KEY is not a readable PEM public key');
+    }
+    let algorithm: JwtAlgorithm;
+    if (signingKey.asymmetricKeyType === 'rsa') {
+      if ((signingKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+        throw new ConfigError('JWT_PRIVATE_KEY must be an RSA key of at least 2048 bits');
+      }
+      algorithm = 'RS256';
+    } else if (signingKey.asymmetricKeyType === 'ec' && signingKey.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
+      algorithm = 'ES256';
+    } else {
+      throw new ConfigError('JWT_PRIVATE_KEY must be an RSA (RS256) or P-256 EC (ES256) key');
+    }
+    const probe = Buffer.from('key-pair-check');
+    if (!verify('sha256', probe, verificationKey, sign('sha256', probe, signingKey))) {
+      throw new ConfigError('JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
+    }
+    return { signingKey, verificationKey, generated: false, algorithm };
+  }
+
+  const secret = env.JWT_SECRET;
+  if (secret === undefined || secret === '') {
+    if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production (at least 32 characters)');
+    const key = createSecretKey(randomBytes(48));
+    return { signingKey: key, verificationKey: key, generated: true, algorithm: 'HS256' };
+  }
+  if (Buffer.byteLength(secret) < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const key = createSecretKey(Buffer.from(secret));
+  return { signingKey: key, verificationKey: key, generated: false, algorithm: 'HS256' };
+}
+
 /** Parses "3600", "90s", "15m", "1h" or "7d" into seconds. */
 export function parseDuration(name: string, raw: string): number {
   const match = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
@@ -166,17 +234,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   const { database, databaseTimeoutMs } = loadDatabaseConfig(env);
 
-  const secret = env.JWT_SECRET;
-  let generated = false;
-  let secretBytes: Buffer;
-  if (secret === undefined || secret === '') {
-    if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production (at least 32 characters)');
-    generated = true;
-    secretBytes = randomBytes(48);
-  } else {
-    if (Buffer.byteLength(secret) < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
-    secretBytes = Buffer.from(secret);
-  }
+  const jwtKeys = loadJwtKeys(env, production);
 
   const seedPassword = env.SEED_PASSWORD || (production ? undefined : DEVELOPMENT_SEED_PASSWORD);
 
@@ -203,9 +261,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     migrationsRun: boolean(env, 'DB_MIGRATIONS_RUN', false) || database.type === 'sqlite',
     databaseTimeoutMs,
     jwt: {
-      key: createSecretKey(secretBytes),
-      generated,
-      algorithm: 'HS256',
+      ...jwtKeys,
       expiresInSeconds: parseDuration('JWT_EXPIRES_IN', env.JWT_EXPIRES_IN || '1h'),
       issuer: env.JWT_ISSUER || 'document-management-service',
       audience: env.JWT_AUDIENCE || 'document-management-service',

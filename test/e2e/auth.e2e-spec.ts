@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,5 +208,40 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
       expect(response.status).toBe(401);
       expect(response.body.error).toBe('invalid_credentials');
     });
+  });
+});
+
+describe('RS256 tokens when JWT_PRIVATE_KEY/JWT_PUBLIC_KEY are set', () => {
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const privatePem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { JWT_PRIVATE_KEY: privatePem, JWT_PUBLIC_KEY: publicPem });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('signs with the private key and accepts only RS256', async () => {
+    const token = await t.login('alice');
+    expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'RS256' });
+    jwt.verify(token, publicPem, { algorithms: ['RS256'], issuer: ISSUER, audience: ISSUER });
+    const list = (value: string) =>
+      request(t.url).get('/api/notifications').set('authorization', `Bearer ${value}`);
+    expect((await list(token)).status).toBe(200);
+
+    // Algorithm confusion: an HS256 token whose HMAC key is the (public) RSA key.
+    const claims = { sub: t.user('alice').id, ver: 0 };
+    const confused = jwt.sign(claims, Buffer.from(publicPem), {
+      algorithm: 'HS256',
+      issuer: ISSUER,
+      audience: ISSUER,
+      expiresIn: 600,
+    });
+    expect((await list(confused)).status).toBe(401);
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const foreign = jwt.sign(claims, otherKey, { algorithm: 'RS256', issuer: ISSUER, audience: ISSUER, expiresIn: 600 });
+    expect((await list(foreign)).status).toBe(401);
   });
 });
