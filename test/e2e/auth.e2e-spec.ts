@@ -66,6 +66,12 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
     expect(wrong.body).toEqual(unknown.body);
   });
 
+  it('matches usernames exactly, on every database', async () => {
+    for (const username of ['ALICE', 'Alice', 'alicé', ' alice']) {
+      expect((await login({ username, password: TEST_PASSWORD })).status).toBe(401);
+    }
+  });
+
   it('takes about as long for an unknown user as for a wrong password', async () => {
     const time = async (username: string) => {
       const start = performance.now();

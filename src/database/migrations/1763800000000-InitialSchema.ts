@@ -8,6 +8,9 @@ export class InitialSchema1763800000000 implements MigrationInterface {
   name = 'InitialSchema1763800000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Usernames match exactly on both databases (MySQL's default collation would also match
+    // "ALICE" and "alicé" to "alice"; SQLite compares bytes).
+    const exact = queryRunner.connection.options.type === 'mysql' ? { collation: 'utf8mb4_bin' } : {};
     await queryRunner.createTable(
       new Table({
         name: 'roles',
@@ -24,7 +27,7 @@ export class InitialSchema1763800000000 implements MigrationInterface {
         name: 'users',
         columns: [
           { ...uuid('id'), isPrimary: true },
-          { name: 'username', type: 'varchar', length: '255' },
+          { name: 'username', type: 'varchar', length: '255', ...exact },
           { name: 'email', type: 'varchar', length: '320' },
           { name: 'firstName', type: 'varchar', length: '100' },
           { name: 'lastName', type: 'varchar', length: '100' },
