@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import helmet from '@fastify/helmet';
 import { ConsoleLogger, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { ApiError, ERROR_STATUS } from './common/errors/error-codes.js';
@@ -11,6 +13,28 @@ import type { AppConfig } from './config/app.config.js';
 /** Any JSON body nested deeper than this is refused before class-transformer walks it recursively. */
 export const MAX_BODY_DEPTH = 32;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Errors Node's HTTP parser raises before Fastify has a request (oversized headers, malformed
+ * HTTP, slow clients) are answered on the raw socket, still as {error, details}.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, details] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request line or headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'The request was not received in time.']
+        : [400, 'Bad Request', 'bad_request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ error: code, details });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
 
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
@@ -43,6 +67,13 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
             redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
           },
     routerOptions: { ignoreTrailingSlash: false },
+    clientErrorHandler: answerClientError,
+    // Router-level rejections (undecodable URL, over-long path parameter) get the same shape.
+    frameworkErrors: (error: { code?: string }, _request: unknown, reply: FastifyReply) => {
+      const details =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long.' : 'The request URL is not valid.';
+      void reply.code(400).type('application/json; charset=utf-8').send({ error: 'validation_failed', details });
+    },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
   });

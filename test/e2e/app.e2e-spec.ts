@@ -183,3 +183,31 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect((await request(t.url).get('/health/live')).status).toBe(200);
   });
 });
+
+describe('transport-level rejections', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers oversized headers, over-long path parameters and bad URLs with {error, details}', async () => {
+    const token = await t.login('alice');
+    const huge = await fetch(`${t.url}/api/notifications`, { headers: { authorization: `Bearer ${'x'.repeat(70_000)}` } });
+    expect(huge.status).toBe(431);
+    expect(await huge.json()).toEqual({ error: 'headers_too_large', details: expect.any(String) });
+
+    const longId = await request(t.url)
+      .put(`/api/documents/${'a'.repeat(500)}`)
+      .set('authorization', `Bearer ${token}`)
+      .send({});
+    expect(longId.status).toBe(400);
+    expect(longId.body).toEqual({ error: 'validation_failed', details: 'A path parameter is too long.' });
+
+    const badUrl = await request(t.url).put('/api/documents/%E0%A4%A').set('authorization', `Bearer ${token}`).send({});
+    expect(badUrl.status).toBe(400);
+    expect(Object.keys(badUrl.body).sort()).toEqual(['details', 'error']);
+  });
+});

@@ -98,7 +98,8 @@ async function main(): Promise<void> {
       );
     }
 
-    // Compared case-insensitively on every database, as MySQL's collation does, so SQLite behaves the same.
+    // Logins match usernames exactly, but a new name equal to an existing one but for case is refused
+    // all the same, so that no look-alike "Alice" can sit next to "alice" (same for e-mail addresses).
     const sameText = (param: string, value: string) =>
       Raw((column) => `LOWER(${column}) = LOWER(:${param})`, { [param]: value });
     const taken = await dataSource.getRepository(User).findOne({
