@@ -24,8 +24,12 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
+# Of better-sqlite3's compilation only the addon is kept, not its sources and object files (~25 MB).
 RUN npm run build \
- && npm prune --omit=dev
+ && npm prune --omit=dev \
+ && cd node_modules/better-sqlite3 \
+ && rm -rf deps src build/Release/obj build/Release/obj.target build/Release/.deps \
+      build/Release/sqlite3.a build/Release/test_extension.node
 
 # ---- runtime: production node_modules and dist/ only, as the non-root user `node` ----
 FROM ${NODE_IMAGE} AS runtime
