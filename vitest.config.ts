@@ -24,6 +24,7 @@ export default defineConfig({
           include: ['src/**/*.spec.ts'],
           environment: 'node',
           pool: 'threads',
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -36,6 +37,7 @@ export default defineConfig({
           // better-sqlite3 is a native addon and each suite owns a database: one process per file.
           pool: 'forks',
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

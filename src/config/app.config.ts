@@ -1,4 +1,12 @@
-import { createPrivateKey, createPublicKey, createSecretKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  randomBytes,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { registerAs } from '@nestjs/config';
 
 export type NodeEnv = 'development' | 'production' | 'test';

@@ -12,9 +12,10 @@ import { Role } from '../users/entities/role.entity.js';
 import { User } from '../users/entities/user.entity.js';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-InitialSchema.js';
 import { NotificationCounts1763800000001 } from './migrations/1763800000001-NotificationCounts.js';
+import { DefaultRoles1763800000002 } from './migrations/1763800000002-DefaultRoles.js';
 
 export const ENTITIES = [User, Role, Project, DocumentType, Document, DocumentHistory, Notification, NotificationCount];
-export const MIGRATIONS = [InitialSchema1763800000000, NotificationCounts1763800000001];
+export const MIGRATIONS = [InitialSchema1763800000000, NotificationCounts1763800000001, DefaultRoles1763800000002];
 
 /**
  * The one place that turns configuration into TypeORM options; the app module, the

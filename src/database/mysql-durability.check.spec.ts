@@ -3,7 +3,9 @@ import { durabilityWarnings } from './mysql-durability.check.js';
 
 describe('durabilityWarnings', () => {
   it('is silent for InnoDB with a flush at every commit', () => {
-    expect(durabilityWarnings({ engine: 'InnoDB', flushLogAtCommit: 1, tableEngines: ['InnoDB', 'InnoDB'] })).toEqual([]);
+    expect(durabilityWarnings({ engine: 'InnoDB', flushLogAtCommit: 1, tableEngines: ['InnoDB', 'InnoDB'] })).toEqual(
+      [],
+    );
   });
 
   it('warns about a relaxed flush, another engine, or non-InnoDB tables', () => {

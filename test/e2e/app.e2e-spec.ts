@@ -99,7 +99,7 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect(spec.components.schemas.ErrorResponseDto.properties.error.enum.sort()).toEqual([...ERROR_CODES].sort());
 
     const login = spec.paths['/api/auth/login'].post;
-    expect(Object.keys(login.responses).sort()).toEqual(['200', '400', '401', '413', '415', '500', '503']);
+    expect(Object.keys(login.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
     expect(login.security ?? []).toEqual([]);
 
     const update = spec.paths['/api/documents/{documentId}'].put;
@@ -195,7 +195,9 @@ describe('transport-level rejections', () => {
 
   it('answers oversized headers, over-long path parameters and bad URLs with {error, details}', async () => {
     const token = await t.login('alice');
-    const huge = await fetch(`${t.url}/api/notifications`, { headers: { authorization: `Bearer ${'x'.repeat(70_000)}` } });
+    const huge = await fetch(`${t.url}/api/notifications`, {
+      headers: { authorization: `Bearer ${'x'.repeat(70_000)}` },
+    });
     expect(huge.status).toBe(431);
     expect(await huge.json()).toEqual({ error: 'headers_too_large', details: expect.any(String) });
 

@@ -233,8 +233,7 @@ describe('RS256 tokens when JWT_PRIVATE_KEY/JWT_PUBLIC_KEY are set', () => {
     const token = await t.login('alice');
     expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'RS256' });
     jwt.verify(token, publicPem, { algorithms: ['RS256'], issuer: ISSUER, audience: ISSUER });
-    const list = (value: string) =>
-      request(t.url).get('/api/notifications').set('authorization', `Bearer ${value}`);
+    const list = (value: string) => request(t.url).get('/api/notifications').set('authorization', `Bearer ${value}`);
     expect((await list(token)).status).toBe(200);
 
     // Algorithm confusion: an HS256 token whose HMAC key is the (public) RSA key.
@@ -247,7 +246,12 @@ describe('RS256 tokens when JWT_PRIVATE_KEY/JWT_PUBLIC_KEY are set', () => {
     });
     expect((await list(confused)).status).toBe(401);
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    const foreign = jwt.sign(claims, otherKey, { algorithm: 'RS256', issuer: ISSUER, audience: ISSUER, expiresIn: 600 });
+    const foreign = jwt.sign(claims, otherKey, {
+      algorithm: 'RS256',
+      issuer: ISSUER,
+      audience: ISSUER,
+      expiresIn: 600,
+    });
     expect((await list(foreign)).status).toBe(401);
   });
 });

@@ -96,10 +96,10 @@ describe.runIf(enabled)('when MariaDB goes away', () => {
         t.dataSource.transaction(async (manager) => {
           await manager.insert(Project, { id: projectId, name: 'half-written', createdAt: new Date() });
           const [{ id }] = await manager.query<{ id: number }[]>('SELECT CONNECTION_ID() AS id');
-          await admin.query(`KILL ${Number(id)}`);
+          await admin.query('KILL ?', [id]);
           await manager.query('SELECT 1');
         }),
-      ).rejects.toThrow();
+      ).rejects.toThrow(/./);
       const [rows] = await admin.query('SELECT COUNT(*) AS n FROM dms_fault_test.projects WHERE id = ?', [projectId]);
       expect((rows as { n: number }[])[0].n).toBe(0);
     } finally {

@@ -736,7 +736,7 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
         const responses = await Promise.all(
           bodies.map((body, index) => put(id, index ? tokens.erin : tokens.admin, body, { 'If-Match': etag })),
         );
-        expect(responses.map((response) => response.status).sort()).toEqual([200, 412]);
+        expect(responses.map((response) => response.status).sort((a, b) => a - b)).toEqual([200, 412]);
         const winner = responses.findIndex((response) => response.status === 200);
         expectError(responses[1 - winner], 412, 'precondition_failed');
         expect(await rowVersion(id)).toBe(version + 1);

@@ -76,6 +76,6 @@ describe('the service process', () => {
     const responses = await Promise.all(inFlight);
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
     expect(await service.exited).toBe(0);
-    await expect(fetch(`${service.url}/health/live`)).rejects.toThrow();
+    await expect(fetch(`${service.url}/health/live`)).rejects.toThrow('fetch failed');
   });
 });

@@ -27,13 +27,17 @@ export class PrivateMariaDb {
 
   async install(): Promise<void> {
     this.port = await freePort();
-    execFileSync(INSTALL_DB, [
-      '--no-defaults',
-      `--datadir=${join(this.dir, 'data')}`,
-      '--user=root',
-      '--auth-root-authentication-method=normal',
-      '--skip-test-db',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      INSTALL_DB,
+      [
+        '--no-defaults',
+        `--datadir=${join(this.dir, 'data')}`,
+        '--user=root',
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ],
+      { stdio: 'ignore' },
+    );
     await this.start();
     const connection = await createConnection({ host: '127.0.0.1', port: this.port, user: 'root' });
     await connection.query('CREATE DATABASE dms_fault_test CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
@@ -41,21 +45,30 @@ export class PrivateMariaDb {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(SERVER, [
-      '--no-defaults',
-      `--datadir=${join(this.dir, 'data')}`,
-      `--port=${this.port}`,
-      '--bind-address=127.0.0.1',
-      `--socket=${join(this.dir, 'mysqld.sock')}`,
-      `--pid-file=${join(this.dir, 'mysqld.pid')}`,
-      '--user=root',
-      '--skip-log-bin',
-      '--innodb-buffer-pool-size=32M',
-    ], { stdio: 'ignore' });
+    this.child = spawn(
+      SERVER,
+      [
+        '--no-defaults',
+        `--datadir=${join(this.dir, 'data')}`,
+        `--port=${this.port}`,
+        '--bind-address=127.0.0.1',
+        `--socket=${join(this.dir, 'mysqld.sock')}`,
+        `--pid-file=${join(this.dir, 'mysqld.pid')}`,
+        '--user=root',
+        '--skip-log-bin',
+        '--innodb-buffer-pool-size=32M',
+      ],
+      { stdio: 'ignore' },
+    );
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        const connection = await createConnection({ host: '127.0.0.1', port: this.port, user: 'root', connectTimeout: 500 });
+        const connection = await createConnection({
+          host: '127.0.0.1',
+          port: this.port,
+          user: 'root',
+          connectTimeout: 500,
+        });
         await connection.end();
         return;
       } catch {

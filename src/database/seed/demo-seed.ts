@@ -32,11 +32,6 @@ const DEMO_USERS = [
   { username: 'erin', firstName: 'Erin', lastName: 'Editor', roles: ['editor', 'user'] },
 ] as const;
 
-const ROLES = [
-  { name: 'admin', permissions: { documents: ['update'], notifications: ['read'] } },
-  { name: 'editor', permissions: { documents: ['update'] } },
-  { name: 'user', permissions: { notifications: ['read'] } },
-];
 
 /** Notifications per (status, type) pair for alice: 4 x 4 x 4 = 64, more than three default pages. */
 const PER_PAIR_FOR_MAIN_USER = 4;
@@ -56,7 +51,10 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
   const now = Date.now();
   const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000);
 
-  const roles = ROLES.map((role) => Object.assign(new Role(), { id: randomUUID(), ...role }));
+  // The default roles come from a migration; the seed only assigns them.
+  const roles = await dataSource.getRepository(Role).find();
+  const missing = ['admin', 'editor', 'user'].filter((name) => !roles.some((role) => role.name === name));
+  if (missing.length) throw new SeedRefusedError(`The database lacks the default roles ${missing.join(', ')}.`);
   const users: User[] = [];
   for (const [index, demo] of DEMO_USERS.entries()) {
     users.push(
@@ -165,7 +163,6 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
   };
 
   await dataSource.transaction(async (manager) => {
-    await manager.insert(Role, roles);
     await manager.save(User, users);
     await manager.insert(Project, projects);
     await manager.insert(DocumentType, types);
