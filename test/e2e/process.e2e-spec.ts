@@ -68,13 +68,24 @@ describe('the service process', () => {
   });
 
   it('on SIGTERM finishes in-flight requests, then exits 0 and stops accepting', async () => {
-    // One hash at a time makes ten logins take a while; SIGTERM arrives while they queue.
-    const service = await startServiceProcess({ ...baseEnv(), LOG_LEVEL: 'warn', PASSWORD_HASH_CONCURRENCY: '1' });
+    // One hash at a time makes ten logins take a while; SIGTERM arrives once the service has
+    // received all ten (its request log says so) and while most still wait for their hash.
+    const service = await startServiceProcess({ ...baseEnv(), LOG_LEVEL: 'info', PASSWORD_HASH_CONCURRENCY: '1' });
     const inFlight = Array.from({ length: 10 }, () => postLogin(service.url, 'alice', SEED_PASSWORD));
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    const logged = (message: string) =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"reqId":"login-alice"') && line.includes(`"msg":"${message}"`)).length;
+    const received = () => logged('incoming request');
+    const deadline = Date.now() + 10_000;
+    while (received() < 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(received()).toBe(10);
+    const completedBeforeSignal = logged('request completed');
     service.child.kill('SIGTERM');
     const responses = await Promise.all(inFlight);
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+    expect(completedBeforeSignal).toBeLessThan(10);
     expect(await service.exited).toBe(0);
     await expect(fetch(`${service.url}/health/live`)).rejects.toThrow('fetch failed');
   });
