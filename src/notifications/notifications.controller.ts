@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -14,7 +14,9 @@ import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { NotificationDto, NotificationListResponseDto } from './dto/notification-list-response.dto.js';
+import { encodeCursor } from './notification-cursor.js';
 import { NotificationsService } from './notifications.service.js';
+import type { FastifyRequest } from 'fastify';
 
 @ApiTags('notifications')
 @ApiBearerAuth()
@@ -29,7 +31,8 @@ export class NotificationsController {
       "Only the authenticated user's own notifications, newest first (createdAt descending, id descending " +
       'as tie-break, so pages never overlap or skip). status, type and unreadOnly combine with AND. ' +
       'totalPages = ceil(total / limit); a page past the end answers 200 with an empty list and the true total. ' +
-      'Repeated or unknown query parameters are rejected with 400.',
+      'Repeated or unknown query parameters are rejected with 400. For deep walks, follow ' +
+      'pagination.nextCursor with the cursor parameter (keyset pagination) instead of raising page.',
   })
   @ApiOkResponse({ type: NotificationListResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
@@ -37,12 +40,20 @@ export class NotificationsController {
   @ApiCommonErrors()
   async list(
     @Query() query: ListNotificationsQueryDto,
+    @Req() request: FastifyRequest,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<NotificationListResponseDto> {
-    const { notifications, total } = await this.notifications.list(user.id, query);
+    // page has a default, so whether the client sent it is read from the raw query string.
+    const pageGiven = Object.hasOwn(request.query as object, 'page');
+    const { notifications, total, next } = await this.notifications.list(user.id, query, pageGiven);
     return {
       notifications: notifications.map((notification) => NotificationDto.from(notification)),
-      pagination: PaginationDto.of(query.page, query.limit, total),
+      pagination: PaginationDto.of(
+        query.cursor === undefined ? query.page : null,
+        query.limit,
+        total,
+        next ? encodeCursor(next) : null,
+      ),
     };
   }
 }

@@ -116,7 +116,7 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     const list = spec.paths['/api/notifications'].get;
     expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '500', '503']);
     const params = Object.fromEntries(list.parameters.map((p: { name: string }) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(['limit', 'page', 'status', 'type', 'unreadOnly']);
+    expect(Object.keys(params).sort()).toEqual(['cursor', 'limit', 'page', 'status', 'type', 'unreadOnly']);
     expect(params.status.schema.enum).toEqual(['pending', 'sent', 'failed', 'read']);
     expect(params.type.schema.enum).toEqual(['email', 'sms', 'push', 'in_app']);
     expect(params.limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 20 });

@@ -34,6 +34,10 @@ const ALL_FILTERS: Filters[] = [undefined, ...NOTIFICATION_STATUSES].flatMap((st
 );
 
 /** A timestamp as both databases store DATETIME(3) (UTC), usable as a `?` parameter on either. */
+/** The cursor the service hands out for "after this item" (base64url of "<epoch ms>.<id>"). */
+const cursorOf = (notification: { createdAt: string; id: string }) =>
+  Buffer.from(`${Date.parse(notification.createdAt)}.${notification.id}`).toString('base64url');
+
 const sqlTime = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
 
 function expectError(response: Response, status: number, code: string): void {
@@ -120,7 +124,13 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
       const expected = rows.filter((row) => matches(row, filters));
       expect({ filters, total: response.body.pagination.total }).toEqual({ filters, total });
       expect(expected).toHaveLength(total);
-      expect(response.body.pagination).toEqual({ page: 1, limit: 100, total, totalPages: Math.ceil(total / 100) });
+      expect(response.body.pagination).toEqual({
+        page: 1,
+        limit: 100,
+        total,
+        totalPages: Math.ceil(total / 100),
+        nextCursor: null,
+      });
       expect(response.body.notifications.map((n: { id: string }) => n.id)).toEqual(expected.map((row) => row.id));
     }
   };
@@ -135,7 +145,8 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
     for (let page = 1; page <= totalPages; page++) {
       const response = page === 1 ? first : await list(tokens[username], { ...filters, limit, page });
       expect(response.status).toBe(200);
-      expect(response.body.pagination).toEqual({ page, limit, total, totalPages });
+      const nextCursor = page < totalPages ? cursorOf(response.body.notifications.at(-1)) : null;
+      expect(response.body.pagination).toEqual({ page, limit, total, totalPages, nextCursor });
       const expectedSize = page < totalPages ? limit : total - limit * (totalPages - 1);
       expect(response.body.notifications).toHaveLength(expectedSize);
       ids.push(...response.body.notifications.map((n: { id: string }) => n.id));
@@ -167,7 +178,13 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
       expect(Object.keys(response.body).sort()).toEqual(['notifications', 'pagination']);
-      expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 64, totalPages: 4 });
+      expect(response.body.pagination).toEqual({
+        page: 1,
+        limit: 20,
+        total: 64,
+        totalPages: 4,
+        nextCursor: cursorOf(response.body.notifications[19]),
+      });
       expect(response.body.notifications).toHaveLength(20);
     });
 
@@ -198,7 +215,7 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
       for (const status of NOTIFICATION_STATUSES) {
         for (const type of NOTIFICATION_TYPES) {
           const response = await list(tokens.alice, { status, type });
-          expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 4, totalPages: 1 });
+          expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 4, totalPages: 1, nextCursor: null });
         }
       }
     });
@@ -214,13 +231,13 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
         expect(response.status).toBe(200);
         expect(response.body).toEqual({
           notifications: [],
-          pagination: { page, limit, total: 64, totalPages: Math.ceil(64 / limit) },
+          pagination: { page, limit, total: 64, totalPages: Math.ceil(64 / limit), nextCursor: null },
         });
       }
       const filtered = await list(tokens.alice, { status: 'read', page: 3, limit: 10 });
       expect(filtered.body).toEqual({
         notifications: [],
-        pagination: { page: 3, limit: 10, total: 16, totalPages: 2 },
+        pagination: { page: 3, limit: 10, total: 16, totalPages: 2, nextCursor: null },
       });
     });
 
@@ -228,17 +245,26 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
       const one = await list(tokens.alice, { limit: 1 });
       expect(one.status).toBe(200);
       expect(one.body.notifications).toHaveLength(1);
-      expect(one.body.pagination).toEqual({ page: 1, limit: 1, total: 64, totalPages: 64 });
+      expect(one.body.pagination).toEqual({
+        page: 1,
+        limit: 1,
+        total: 64,
+        totalPages: 64,
+        nextCursor: cursorOf(one.body.notifications[0]),
+      });
       const hundred = await list(tokens.alice, { limit: 100 });
       expect(hundred.status).toBe(200);
       expect(hundred.body.notifications).toHaveLength(64);
-      expect(hundred.body.pagination).toEqual({ page: 1, limit: 100, total: 64, totalPages: 1 });
+      expect(hundred.body.pagination).toEqual({ page: 1, limit: 100, total: 64, totalPages: 1, nextCursor: null });
     });
 
     it('answers totalPages 0 and an empty list when nothing matches', async () => {
       const response = await list(tokens.alice, { status: 'read', unreadOnly: 'true' });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ notifications: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+      expect(response.body).toEqual({
+        notifications: [],
+        pagination: { page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null },
+      });
     });
   });
 
@@ -287,6 +313,75 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
           });
         }
       }
+    });
+  });
+
+  describe('cursor (keyset) pagination', () => {
+    /** Follows pagination.nextCursor from the first page to the end. */
+    const walkByCursor = async (username: Username, limit: number, filters: Filters = {}) => {
+      const ids: string[] = [];
+      let response = await list(tokens[username], { ...filters, limit } as Record<string, string | number>);
+      for (let pages = 0; ; pages++) {
+        expect(response.status).toBe(200);
+        ids.push(...response.body.notifications.map((n: { id: string }) => n.id));
+        const { nextCursor } = response.body.pagination;
+        if (nextCursor === null || pages > 200) break;
+        response = await list(tokens[username], { ...filters, limit, cursor: nextCursor } as Record<
+          string,
+          string | number
+        >);
+        expect(response.body.pagination.page).toBeNull();
+      }
+      return ids;
+    };
+
+    it('walks every notification exactly once, in order, for several limits and filters', async () => {
+      const rows = await stored('alice');
+      for (const filters of [
+        {},
+        { status: 'read' },
+        { unreadOnly: 'true' },
+        { type: 'sms', status: 'failed' },
+      ] as Filters[]) {
+        const expected = rows.filter((row) => matches(row, filters)).map((row) => row.id);
+        for (const limit of [1, 3, 20, 64]) {
+          expect({ filters, limit, ids: await walkByCursor('alice', limit, filters) }).toEqual({
+            filters,
+            limit,
+            ids: expected,
+          });
+        }
+      }
+    });
+
+    it('gives the same items as the page after the one that returned the cursor', async () => {
+      const first = await list(tokens.alice, { limit: 7, page: 2 });
+      const viaCursor = await list(tokens.alice, { limit: 7, cursor: first.body.pagination.nextCursor });
+      const viaPage = await list(tokens.alice, { limit: 7, page: 3 });
+      expect(viaCursor.body.notifications).toEqual(viaPage.body.notifications);
+      expect(viaCursor.body.pagination).toMatchObject({ page: null, limit: 7, total: 64, totalPages: 10 });
+    });
+
+    it('rejects a forged cursor, a repeated one, and page together with cursor', async () => {
+      const { nextCursor } = (await list(tokens.alice, { limit: 5 })).body.pagination;
+      for (const query of [
+        'cursor=not-a-cursor!',
+        `cursor=${Buffer.from('123.not-a-uuid').toString('base64url')}`,
+        `cursor=${nextCursor}&cursor=${nextCursor}`,
+        `cursor=${nextCursor}&page=2`,
+      ]) {
+        const response = await list(tokens.alice, query);
+        expectError(response, 400, 'validation_failed');
+        expect(response.body.details).toMatch(/cursor/);
+      }
+    });
+
+    it('never crosses into another user’s notifications', async () => {
+      const aliceCursor = (await list(tokens.alice, { limit: 3 })).body.pagination.nextCursor;
+      const response = await list(tokens.bob, { cursor: aliceCursor, limit: 100 });
+      expect(response.status).toBe(200);
+      const bob = t.user('bob').id;
+      for (const notification of response.body.notifications) expect(notification.userId).toBe(bob);
     });
   });
 
@@ -466,6 +561,7 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
                 limit: effectiveLimit,
                 total: matching.length,
                 totalPages: Math.ceil(matching.length / effectiveLimit),
+                nextCursor: effectivePage * effectiveLimit < matching.length ? cursorOf(asJson(slice.at(-1)!)) : null,
               },
             });
           },
@@ -620,7 +716,7 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
       await expectTotalsMatchDatabase('alice');
       expect((await list(tokens.alice)).body).toEqual({
         notifications: [],
-        pagination: { page: 1, limit: 20, total: 0, totalPages: 0 },
+        pagination: { page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null },
       });
 
       // And they count again from zero.

@@ -1,8 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class PaginationDto {
-  @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
-  page: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    nullable: true,
+    example: 1,
+    description: 'The requested page; null when the request used a cursor instead.',
+  })
+  page: number | null;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, example: 20 })
   limit: number;
@@ -13,7 +19,15 @@ export class PaginationDto {
   @ApiProperty({ type: 'integer', minimum: 0, example: 4, description: 'ceil(total / limit); 0 when total is 0' })
   totalPages: number;
 
-  static of(page: number, limit: number, total: number): PaginationDto {
-    return { page, limit, total, totalPages: Math.ceil(total / limit) };
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'MTc2MzgwMDAwMDAwMC4xYjlkNmJjZC1iYmZkLTRiMmQtOWI1ZC1hYjhkZmJiZDRiZWQ',
+    description: 'Pass as cursor to get the items after this page; null when there are none.',
+  })
+  nextCursor: string | null;
+
+  static of(page: number | null, limit: number, total: number, nextCursor: string | null): PaginationDto {
+    return { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor };
   }
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { toBoolean, toInteger } from '../../common/validation/query.transforms.js';
 import {
   NOTIFICATION_STATUSES,
@@ -51,4 +51,15 @@ export class ListNotificationsQueryDto {
   @Max(MAX_PAGE_SIZE)
   @IsInt({ message: 'limit must be an integer' })
   readonly limit: number = DEFAULT_PAGE_SIZE;
+
+  @ApiPropertyOptional({
+    description:
+      'Opaque position returned as pagination.nextCursor. With a cursor the list continues right after ' +
+      'that item (keyset pagination: as fast at any depth); page must then be left out. Filters must ' +
+      'stay the same as in the request that returned the cursor.',
+    example: 'MTc2MzgwMDAwMDAwMC4xYjlkNmJjZC1iYmZkLTRiMmQtOWI1ZC1hYjhkZmJiZDRiZWQ',
+  })
+  @IsOptional()
+  @IsString({ message: 'cursor must be given once, as a string' })
+  readonly cursor?: string;
 }
