@@ -32,6 +32,7 @@ export interface BenchConfig {
   batch: number;
   duration: number;
   warmup: number;
+  serverWarmup: number;
   repeats: number;
   connections: number;
   loginConnections: number;
@@ -84,6 +85,7 @@ export function loadBenchConfig(): BenchConfig {
     batch: int('BENCH_BATCH', 2_000, 1),
     duration: num('BENCH_DURATION', 10, 1),
     warmup: num('BENCH_WARMUP', 2, 0),
+    serverWarmup: num('BENCH_SERVER_WARMUP', 6, 0),
     repeats: int('BENCH_REPEATS', 3, 1),
     connections,
     loginConnections: int('BENCH_LOGIN_CONNECTIONS', connections, 1),
@@ -119,11 +121,14 @@ export function describeConfig(config: BenchConfig): string {
     `typical/probe users=${config.probeUsers} (BENCH_PROBE_USERS)`,
     `growth stage 1=${config.stage1} rows (BENCH_STAGE1)`,
     `duration=${config.duration}s warmup=${config.warmup}s repeats=${config.repeats} (BENCH_DURATION, BENCH_WARMUP, BENCH_REPEATS)`,
+    `server warm-up after start=${config.serverWarmup}s (BENCH_SERVER_WARMUP)`,
     `connections=${config.connections} login connections=${config.loginConnections} (BENCH_CONNECTIONS, BENCH_LOGIN_CONNECTIONS)`,
     `deep page=${config.deepPage} (BENCH_DEEP_PAGE)`,
     `flood: list at ${config.floodRate} req/s over ${config.floodConnections} connections (BENCH_FLOOD_RATE, BENCH_FLOOD_CONNECTIONS)`,
     `mysql=${config.mysql} sqlite=${config.sqlite} growth=${config.growth} keep=${config.keep} reuse=${config.reuse}`,
     `MariaDB ${config.mysqlUser}@${config.mysqlHost}:${config.mysqlPort}/${config.mysqlDatabase}, SQLite ${config.sqlitePath}`,
+    process.env.BENCH_SERVICE_ENV ? `extra service environment: ${process.env.BENCH_SERVICE_ENV} (BENCH_SERVICE_ENV)` : 'extra service environment: none',
+    process.env.BENCH_SERVICE_MAIN ? `service build under test: ${process.env.BENCH_SERVICE_MAIN} (BENCH_SERVICE_MAIN)` : 'service build under test: dist/src/main.js',
     config.scenarios ? `scenarios=${config.scenarios.join(',')} (BENCH_SCENARIOS)` : 'scenarios=all',
   ].join('\n  ');
 }

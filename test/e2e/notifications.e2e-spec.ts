@@ -320,16 +320,13 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
     /** Follows pagination.nextCursor from the first page to the end. */
     const walkByCursor = async (username: Username, limit: number, filters: Filters = {}) => {
       const ids: string[] = [];
-      let response = await list(tokens[username], { ...filters, limit } as Record<string, string | number>);
+      let response = await list(tokens[username], { ...filters, limit });
       for (let pages = 0; ; pages++) {
         expect(response.status).toBe(200);
         ids.push(...response.body.notifications.map((n: { id: string }) => n.id));
         const { nextCursor } = response.body.pagination;
         if (nextCursor === null || pages > 200) break;
-        response = await list(tokens[username], { ...filters, limit, cursor: nextCursor } as Record<
-          string,
-          string | number
-        >);
+        response = await list(tokens[username], { ...filters, limit, cursor: nextCursor });
         expect(response.body.pagination.page).toBeNull();
       }
       return ids;
