@@ -32,17 +32,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
       throw new ApiError('unauthorized', 'The token is missing required claims; log in again.');
     }
-    const user = await this.users.findWithRoles(claims.sub);
+    const user = await this.users.findAuthContext(claims.sub);
     if (!user || !user.isActive) {
       throw new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
     }
     if (user.tokenVersion !== claims.ver) {
       throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
     }
-    return {
-      id: user.id,
-      username: user.username,
-      roles: user.roles.map((role) => ({ name: role.name, permissions: role.permissions })),
-    };
+    return { id: user.id, username: user.username, roles: user.roles };
   }
 }

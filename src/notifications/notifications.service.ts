@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, type SelectQueryBuilder } from 'typeorm';
+import { Repository } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
@@ -42,21 +42,20 @@ export class NotificationsService {
 
   /** Sum over at most 32 trigger-maintained rows instead of a COUNT over every notification. */
   async count(userId: string, filters: Filters): Promise<number> {
-    const builder = this.counts
-      .createQueryBuilder('c')
-      .select('COALESCE(SUM(c.total), 0)', 'total')
-      .where('c.userId = :userId', { userId });
-    if (filters.status) builder.andWhere('c.status = :status', { status: filters.status });
-    if (filters.type) builder.andWhere('c.notificationType = :type', { type: filters.type });
-    if (filters.unreadOnly) builder.andWhere('c.isRead = 0');
-    const row = await builder.getRawOne<{ total: string | number }>();
+    const { where, parameters } = filterClause(userId, filters, 'isRead = 0');
+    const [row] = await this.counts.manager.query<{ total: string | number | null }[]>(
+      `SELECT COALESCE(SUM(total), 0) AS total FROM notification_counts WHERE ${where}`,
+      parameters,
+    );
     return Number(row?.total ?? 0);
   }
 
   /**
-   * Deferred join: the ids of the page come from the (userId, [filter,] createdAt, id) index
-   * alone, so a deep OFFSET skips index entries instead of whole rows; then only the page's
-   * rows are read. With a cursor the id query is a keyset seek instead of an OFFSET.
+   * One statement, a deferred join: the inner query takes the page's ids from the
+   * (userId, [filter,] createdAt, id) index alone, so a deep OFFSET skips index entries rather
+   * than rows, and only the page's rows are then read. With a cursor the inner query is a
+   * keyset seek instead. Hand-written SQL: this is the hot path, and TypeORM's query building
+   * and entity hydration cost more CPU here than the database work itself.
    */
   private async page(
     userId: string,
@@ -64,40 +63,59 @@ export class NotificationsService {
     offset: number,
     after?: NotificationCursor,
   ): Promise<Notification[]> {
-    const ids = this.applyFilters(this.notifications.createQueryBuilder('n').select('n.id', 'id'), userId, query);
+    const { where, parameters } = filterClause(userId, query, 'readAt IS NULL');
+    let seek = '';
     if (after) {
-      const createdAt = this.createdAtParameter(after.createdAt);
-      ids.andWhere('(n.createdAt < :createdAt OR (n.createdAt = :createdAt AND n.id < :afterId))', {
-        createdAt,
-        afterId: after.id,
-      });
+      const createdAt = this.persisted('createdAt', after.createdAt);
+      seek = ' AND (createdAt < ? OR (createdAt = ? AND id < ?))';
+      parameters.push(createdAt, createdAt, after.id);
     }
-    const rows = await ids
-      .orderBy('n.createdAt', 'DESC')
-      .addOrderBy('n.id', 'DESC')
-      .offset(offset)
-      .limit(query.limit + 1)
-      .getRawMany<{ id: string }>();
-    if (rows.length === 0) return [];
-    return this.notifications
-      .createQueryBuilder('n')
-      .where('n.id IN (:...ids)', { ids: rows.map((row) => row.id) })
-      .orderBy('n.createdAt', 'DESC')
-      .addOrderBy('n.id', 'DESC')
-      .getMany();
+    parameters.push(query.limit + 1, offset);
+    const rows = await this.notifications.manager.query<Record<string, unknown>[]>(
+      `SELECT n.id, n.userId, n.subject, n.message, n.notificationType, n.status, n.readAt, n.createdAt
+       FROM notifications n
+       JOIN (SELECT id, createdAt FROM notifications WHERE ${where}${seek}
+             ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?) p ON p.id = n.id
+       ORDER BY p.createdAt DESC, p.id DESC`,
+      parameters,
+    );
+    return rows.map((row) => this.hydrate(row));
   }
 
-  /** A Date in the form the driver stores createdAt (SQLite keeps UTC text, MySQL a datetime). */
-  private createdAtParameter(value: Date): unknown {
-    const column = this.notifications.metadata.findColumnWithPropertyName('createdAt')!;
+  /** A value in the form the driver stores the column (SQLite keeps dates as UTC text). */
+  private persisted(property: keyof Notification, value: unknown): unknown {
+    const column = this.notifications.metadata.findColumnWithPropertyName(property)!;
     return this.notifications.manager.connection.driver.preparePersistentValue(value, column);
   }
 
-  private applyFilters<T extends SelectQueryBuilder<Notification>>(builder: T, userId: string, filters: Filters): T {
-    builder.where('n.userId = :userId', { userId });
-    if (filters.status) builder.andWhere('n.status = :status', { status: filters.status });
-    if (filters.type) builder.andWhere('n.notificationType = :type', { type: filters.type });
-    if (filters.unreadOnly) builder.andWhere('n.readAt IS NULL');
-    return builder;
+  private hydrate(row: Record<string, unknown>): Notification {
+    const driver = this.notifications.manager.connection.driver;
+    const notification = new Notification();
+    for (const column of this.notifications.metadata.columns) {
+      const value = row[column.databaseName];
+      (notification as unknown as Record<string, unknown>)[column.propertyName] =
+        value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
+    }
+    return notification;
   }
+}
+
+/** WHERE clause shared by the count and the page: same filters, same parameter order. */
+function filterClause(
+  userId: string,
+  filters: Filters,
+  unreadCondition: string,
+): { where: string; parameters: unknown[] } {
+  const conditions = ['userId = ?'];
+  const parameters: unknown[] = [userId];
+  if (filters.status) {
+    conditions.push('status = ?');
+    parameters.push(filters.status);
+  }
+  if (filters.type) {
+    conditions.push('notificationType = ?');
+    parameters.push(filters.type);
+  }
+  if (filters.unreadOnly) conditions.push(unreadCondition);
+  return { where: conditions.join(' AND '), parameters };
 }

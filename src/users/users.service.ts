@@ -2,9 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
-import { Role } from './entities/role.entity.js';
+import { Role, type RolePermissions } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
 import { PasswordHasher } from './password-hasher.service.js';
+
+export interface AuthContext {
+  id: string;
+  username: string;
+  isActive: boolean;
+  tokenVersion: number;
+  roles: { name: string; permissions: RolePermissions }[];
+}
+
+interface AuthContextRow {
+  id: string;
+  username: string;
+  isActive: number | string | boolean;
+  tokenVersion: number | string;
+  roleName: string | null;
+  rolePermissions: string | null;
+}
 
 export interface CreateUserInput {
   username: string;
@@ -34,13 +51,30 @@ export class UsersService {
       .getOne();
   }
 
-  /** For every authenticated request: one query, user plus roles. */
-  findWithRoles(id: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('user')
-      .leftJoinAndSelect('user.roles', 'role')
-      .where('user.id = :id', { id })
-      .getOne();
+  /**
+   * For every authenticated request: one query for what authorization needs (active flag,
+   * token version, role permissions). Hand-written SQL because it runs on every request.
+   */
+  async findAuthContext(id: string): Promise<AuthContext | null> {
+    const rows = await this.dataSource.query<AuthContextRow[]>(
+      `SELECT u.id, u.username, u.isActive, u.tokenVersion, r.name AS roleName, r.permissions AS rolePermissions
+       FROM users u
+       LEFT JOIN user_roles ur ON ur.userId = u.id
+       LEFT JOIN roles r ON r.id = ur.roleId
+       WHERE u.id = ?`,
+      [id],
+    );
+    if (rows.length === 0) return null;
+    const [first] = rows;
+    return {
+      id: first.id,
+      username: first.username,
+      isActive: Boolean(Number(first.isActive)),
+      tokenVersion: Number(first.tokenVersion),
+      roles: rows
+        .filter((row) => row.roleName !== null)
+        .map((row) => ({ name: row.roleName!, permissions: JSON.parse(row.rolePermissions!) as RolePermissions })),
+    };
   }
 
   async create(input: CreateUserInput): Promise<User> {
