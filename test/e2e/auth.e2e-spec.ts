@@ -80,14 +80,16 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
     };
     const unknown: number[] = [];
     const known: number[] = [];
-    for (let i = 0; i < 6; i++) {
+    // Interleaved so machine noise hits both paths alike; medians ignore the outliers.
+    for (let i = 0; i < 11; i++) {
       unknown.push(await time(`ghost-${i}`));
       known.push(await time('bob'));
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    // Both paths pay one argon2 verification; without the dummy hash the unknown path would be ~10x faster.
+    // Both paths pay one argon2 verification; without the dummy hash the unknown path would be
+    // about ten times faster, far below the lower bound.
     expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
-    expect(median(unknown)).toBeLessThan(median(known) * 2);
+    expect(median(unknown)).toBeLessThan(median(known) * 2.5);
   });
 
   it.each([
