@@ -74,7 +74,9 @@ export function loadBenchConfig(): BenchConfig {
     throw new Error('BENCH_MYSQL_DATABASE must be a plain name containing "bench" (it is dropped at the end)');
   }
   const connections = int('BENCH_CONNECTIONS', 32, 1);
-  const scenarios = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim()).filter(Boolean);
+  const scenarios = process.env.BENCH_SCENARIOS?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return {
     users,
     documents: int('BENCH_DOCUMENTS', 100_000, 100),
@@ -127,8 +129,12 @@ export function describeConfig(config: BenchConfig): string {
     `flood: list at ${config.floodRate} req/s over ${config.floodConnections} connections (BENCH_FLOOD_RATE, BENCH_FLOOD_CONNECTIONS)`,
     `mysql=${config.mysql} sqlite=${config.sqlite} growth=${config.growth} keep=${config.keep} reuse=${config.reuse}`,
     `MariaDB ${config.mysqlUser}@${config.mysqlHost}:${config.mysqlPort}/${config.mysqlDatabase}, SQLite ${config.sqlitePath}`,
-    process.env.BENCH_SERVICE_ENV ? `extra service environment: ${process.env.BENCH_SERVICE_ENV} (BENCH_SERVICE_ENV)` : 'extra service environment: none',
-    process.env.BENCH_SERVICE_MAIN ? `service build under test: ${process.env.BENCH_SERVICE_MAIN} (BENCH_SERVICE_MAIN)` : 'service build under test: dist/src/main.js',
+    process.env.BENCH_SERVICE_ENV
+      ? `extra service environment: ${process.env.BENCH_SERVICE_ENV} (BENCH_SERVICE_ENV)`
+      : 'extra service environment: none',
+    process.env.BENCH_SERVICE_MAIN
+      ? `service build under test: ${process.env.BENCH_SERVICE_MAIN} (BENCH_SERVICE_MAIN)`
+      : 'service build under test: dist/src/main.js',
     config.scenarios ? `scenarios=${config.scenarios.join(',')} (BENCH_SCENARIOS)` : 'scenarios=all',
   ].join('\n  ');
 }

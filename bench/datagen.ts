@@ -37,7 +37,16 @@ export const DOCUMENT_COLUMNS = [
   'createdAt',
   'updatedAt',
 ];
-export const NOTIFICATION_COLUMNS = ['id', 'userId', 'subject', 'message', 'notificationType', 'status', 'readAt', 'createdAt'];
+export const NOTIFICATION_COLUMNS = [
+  'id',
+  'userId',
+  'subject',
+  'message',
+  'notificationType',
+  'status',
+  'readAt',
+  'createdAt',
+];
 
 const hex12 = (value: number) => value.toString(16).padStart(12, '0');
 /** Deterministic, valid (version 4 / variant 8) UUIDs: the first group names the table. */
@@ -98,6 +107,8 @@ export interface DataPlan {
   stage1Total: number;
   stage2Total: number;
   typicalCount: number;
+  /** Role name -> id in the database being loaded (the service's migrations may already create roles). */
+  roleIds: Record<keyof typeof ROLE_IDS, string>;
 }
 
 /**
@@ -140,15 +151,25 @@ export function makePlan(config: BenchConfig, passwordHash: string): DataPlan {
     stage1Total,
     stage2Total: notifications - stage1Total,
     typicalCount: counts[1],
+    roleIds: { ...ROLE_IDS },
   };
 }
 
-export function roleRows(): Row[] {
-  return [
+/** The roles the bench needs that the database does not have yet (migrations may seed default roles). */
+export function roleRows(existing: Map<string, string>): Row[] {
+  const wanted: Row[] = [
     [ROLE_IDS.admin, 'admin', JSON.stringify({ documents: ['update'], notifications: ['read'] })],
     [ROLE_IDS.editor, 'editor', JSON.stringify({ documents: ['update'] })],
     [ROLE_IDS.user, 'user', JSON.stringify({ notifications: ['read'] })],
   ];
+  return wanted.filter((row) => !existing.has(row[1] as string));
+}
+
+/** Points the plan at the ids the roles really have in this database. */
+export function useRoleIds(plan: DataPlan, rows: { id: string; name: string }[]): void {
+  for (const row of rows) {
+    if (row.name in plan.roleIds) plan.roleIds[row.name as keyof typeof ROLE_IDS] = row.id;
+  }
 }
 
 const FIRST = ['Ada', 'Ben', 'Chloe', 'David', 'Emma', 'Felix', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Katrin', 'Liam'];
@@ -173,8 +194,8 @@ export function* userRows(plan: DataPlan): Generator<Row> {
 /** Every user holds "user"; every 10th also "editor" (so the role join returns one or two rows). */
 export function* userRoleRows(plan: DataPlan): Generator<Row> {
   for (let k = 0; k < plan.config.users; k++) {
-    yield [userId(k), ROLE_IDS.user];
-    if (k % 10 === 5) yield [userId(k), ROLE_IDS.editor];
+    yield [userId(k), plan.roleIds.user];
+    if (k % 10 === 5) yield [userId(k), plan.roleIds.editor];
   }
 }
 

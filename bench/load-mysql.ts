@@ -17,6 +17,7 @@ import {
   projectRows,
   roleRows,
   userRoleRows,
+  useRoleIds,
   userRows,
   type DataPlan,
   type Row,
@@ -64,7 +65,9 @@ export async function createMysqlSchema(config: BenchConfig): Promise<void> {
   await dataSource.initialize();
   const applied = await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();
-  log(`MariaDB: database ${config.mysqlDatabase} created, migrations applied: ${applied.map((m) => m.name).join(', ')}`);
+  log(
+    `MariaDB: database ${config.mysqlDatabase} created, migrations applied: ${applied.map((m) => m.name).join(', ')}`,
+  );
 }
 
 export async function dropMysql(config: BenchConfig): Promise<void> {
@@ -120,8 +123,10 @@ export async function bulkInsertMysql(
       lastReport = now;
       const rate = done / ((now - started) / 1000);
       const eta = (options.total - done) / rate;
-      log(`  ${options.label}: ${done.toLocaleString('en-US')}/${options.total.toLocaleString('en-US')} rows, ` +
-        `${Math.round(rate).toLocaleString('en-US')} rows/s, ~${Math.ceil(eta)} s left`);
+      log(
+        `  ${options.label}: ${done.toLocaleString('en-US')}/${options.total.toLocaleString('en-US')} rows, ` +
+          `${Math.round(rate).toLocaleString('en-US')} rows/s, ~${Math.ceil(eta)} s left`,
+      );
     }
   };
   for (const row of rows) {
@@ -133,7 +138,9 @@ export async function bulkInsertMysql(
   await connection.query('COMMIT');
   const seconds = (performance.now() - started) / 1000;
   const rate = done / seconds;
-  log(`  ${options.label}: ${done.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')} rows/s)`);
+  log(
+    `  ${options.label}: ${done.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')} rows/s)`,
+  );
   return rate;
 }
 
@@ -141,12 +148,7 @@ export interface LoadTimes {
   [step: string]: { rows: number; seconds: number; rowsPerSecond: number };
 }
 
-async function timed(
-  times: LoadTimes,
-  step: string,
-  rows: number,
-  work: () => Promise<unknown>,
-): Promise<void> {
+async function timed(times: LoadTimes, step: string, rows: number, work: () => Promise<unknown>): Promise<void> {
   const started = performance.now();
   await work();
   const seconds = (performance.now() - started) / 1000;
@@ -158,9 +160,22 @@ export async function loadMysqlBase(config: BenchConfig, plan: DataPlan, times: 
   const connection = await adminConnection(config, config.mysqlDatabase);
   try {
     const batch = config.batch;
-    await bulkInsertMysql(connection, 'roles', ROLE_COLUMNS, roleRows(), { batch, total: 3, label: 'roles' });
+    const roles = async () =>
+      ((await connection.query('SELECT id, name FROM roles')) as unknown as [{ id: string; name: string }[]])[0];
+    const missing = roleRows(new Map((await roles()).map((r) => [r.name, r.id])));
+    if (missing.length)
+      await bulkInsertMysql(connection, 'roles', ROLE_COLUMNS, missing, {
+        batch,
+        total: missing.length,
+        label: 'roles',
+      });
+    useRoleIds(plan, await roles());
     await timed(times, 'users', config.users, () =>
-      bulkInsertMysql(connection, 'users', USER_COLUMNS, userRows(plan), { batch: 1000, total: config.users, label: 'users' }),
+      bulkInsertMysql(connection, 'users', USER_COLUMNS, userRows(plan), {
+        batch: 1000,
+        total: config.users,
+        label: 'users',
+      }),
     );
     const userRoles = config.users + Math.floor((config.users + 4) / 10);
     await bulkInsertMysql(connection, 'user_roles', USER_ROLE_COLUMNS, userRoleRows(plan), {
@@ -168,7 +183,11 @@ export async function loadMysqlBase(config: BenchConfig, plan: DataPlan, times: 
       total: userRoles,
       label: 'user_roles',
     });
-    await bulkInsertMysql(connection, 'projects', PROJECT_COLUMNS, projectRows(plan), { batch, total: 20, label: 'projects' });
+    await bulkInsertMysql(connection, 'projects', PROJECT_COLUMNS, projectRows(plan), {
+      batch,
+      total: 20,
+      label: 'projects',
+    });
     await bulkInsertMysql(connection, 'document_types', DOCUMENT_TYPE_COLUMNS, documentTypeRows(plan), {
       batch,
       total: 8,
@@ -213,13 +232,16 @@ export async function loadMysqlNotifications(
 }
 
 /** The trigger-maintained totals must equal COUNT(*) (checked globally and for the heavy user). */
-export async function verifyMysqlCounts(config: BenchConfig, heavyUserId: string): Promise<{ ok: boolean; detail: string }> {
+export async function verifyMysqlCounts(
+  config: BenchConfig,
+  heavyUserId: string,
+): Promise<{ ok: boolean; detail: string }> {
   const connection = await adminConnection(config, config.mysqlDatabase);
   try {
     const [[a]] = (await connection.query('SELECT COUNT(*) AS n FROM notifications')) as unknown as [[{ n: number }]];
-    const [[b]] = (await connection.query('SELECT COALESCE(SUM(total),0) AS n FROM notification_counts')) as unknown as [
-      [{ n: string | number }],
-    ];
+    const [[b]] = (await connection.query(
+      'SELECT COALESCE(SUM(total),0) AS n FROM notification_counts',
+    )) as unknown as [[{ n: string | number }]];
     const [heavyRows] = (await connection.query(
       `SELECT c.status, c.notificationType, c.isRead, c.total, (SELECT COUNT(*) FROM notifications n WHERE n.userId = c.userId
          AND n.status = c.status AND n.notificationType = c.notificationType AND (n.readAt IS NOT NULL) = c.isRead) AS actual
@@ -228,13 +250,18 @@ export async function verifyMysqlCounts(config: BenchConfig, heavyUserId: string
     )) as unknown as [{ total: string | number; actual: string | number }[]];
     const heavyOk = heavyRows.every((row) => Number(row.total) === Number(row.actual));
     const ok = Number(a.n) === Number(b.n) && heavyOk;
-    return { ok, detail: `COUNT(*)=${a.n}, SUM(notification_counts.total)=${b.n}, heavy user ${heavyRows.length} count rows ${heavyOk ? 'exact' : 'WRONG'}` };
+    return {
+      ok,
+      detail: `COUNT(*)=${a.n}, SUM(notification_counts.total)=${b.n}, heavy user ${heavyRows.length} count rows ${heavyOk ? 'exact' : 'WRONG'}`,
+    };
   } finally {
     await connection.end();
   }
 }
 
-export async function mysqlTableSizes(config: BenchConfig): Promise<Record<string, { rows: number; dataMb: number; indexMb: number }>> {
+export async function mysqlTableSizes(
+  config: BenchConfig,
+): Promise<Record<string, { rows: number; dataMb: number; indexMb: number }>> {
   const connection = await adminConnection(config);
   try {
     const [rows] = (await connection.query(
@@ -243,7 +270,10 @@ export async function mysqlTableSizes(config: BenchConfig): Promise<Record<strin
       [config.mysqlDatabase],
     )) as unknown as [{ name: string; n: number; data: number; idx: number }[]];
     return Object.fromEntries(
-      rows.map((row) => [row.name, { rows: Number(row.n), dataMb: Number(row.data) / 1048576, indexMb: Number(row.idx) / 1048576 }]),
+      rows.map((row) => [
+        row.name,
+        { rows: Number(row.n), dataMb: Number(row.data) / 1048576, indexMb: Number(row.idx) / 1048576 },
+      ]),
     );
   } finally {
     await connection.end();

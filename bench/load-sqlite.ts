@@ -18,6 +18,7 @@ import {
   projectRows,
   roleRows,
   userRoleRows,
+  useRoleIds,
   userRows,
   type DataPlan,
   type Row,
@@ -77,8 +78,10 @@ function bulkInsertSqlite(
       if (now - lastReport > 3000) {
         lastReport = now;
         const rate = done / ((now - started) / 1000);
-        log(`  ${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} rows, ` +
-          `${Math.round(rate).toLocaleString('en-US')} rows/s, ~${Math.ceil((total - done) / rate)} s left`);
+        log(
+          `  ${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} rows, ` +
+            `${Math.round(rate).toLocaleString('en-US')} rows/s, ~${Math.ceil((total - done) / rate)} s left`,
+        );
       }
     }
   }
@@ -86,7 +89,9 @@ function bulkInsertSqlite(
   done += buffered;
   db.exec('COMMIT');
   const seconds = (performance.now() - started) / 1000;
-  log(`  ${label}: ${done.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(done / seconds).toLocaleString('en-US')} rows/s)`);
+  log(
+    `  ${label}: ${done.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(done / seconds).toLocaleString('en-US')} rows/s)`,
+  );
   return seconds;
 }
 
@@ -98,26 +103,43 @@ export function loadSqlite(config: BenchConfig, plan: DataPlan, times: LoadTimes
     // Throw-away file: no fsync while loading (the service opens it with its own settings).
     db.pragma('synchronous = OFF');
     db.pragma('foreign_keys = ON');
-    const step = (name: string, rows: number, seconds: number) => (times[name] = { rows, seconds, rowsPerSecond: rows / seconds });
-    bulkInsertSqlite(db, 'roles', ROLE_COLUMNS, roleRows(), 3, 'roles');
+    const step = (name: string, rows: number, seconds: number) =>
+      (times[name] = { rows, seconds, rowsPerSecond: rows / seconds });
+    const roles = () => db.prepare('SELECT id, name FROM roles').all() as { id: string; name: string }[];
+    const missing = roleRows(new Map(roles().map((r) => [r.name, r.id])));
+    if (missing.length) bulkInsertSqlite(db, 'roles', ROLE_COLUMNS, missing, missing.length, 'roles');
+    useRoleIds(plan, roles());
     step('users', config.users, bulkInsertSqlite(db, 'users', USER_COLUMNS, userRows(plan), config.users, 'users'));
     bulkInsertSqlite(db, 'user_roles', USER_ROLE_COLUMNS, userRoleRows(plan), config.users, 'user_roles');
     bulkInsertSqlite(db, 'projects', PROJECT_COLUMNS, projectRows(plan), 20, 'projects');
     bulkInsertSqlite(db, 'document_types', DOCUMENT_TYPE_COLUMNS, documentTypeRows(plan), 8, 'document_types');
-    step('documents', config.documents, bulkInsertSqlite(db, 'documents', DOCUMENT_COLUMNS, documentRows(plan), config.documents, 'documents'));
+    step(
+      'documents',
+      config.documents,
+      bulkInsertSqlite(db, 'documents', DOCUMENT_COLUMNS, documentRows(plan), config.documents, 'documents'),
+    );
     for (const stage of [1, 2] as const) {
       const total = stage === 1 ? plan.stage1Total : plan.stage2Total;
       if (total === 0) continue;
       step(
         `notifications stage ${stage} (triggers on)`,
         total,
-        bulkInsertSqlite(db, 'notifications', NOTIFICATION_COLUMNS, notificationRows(plan, stage), total, `notifications stage ${stage}`),
+        bulkInsertSqlite(
+          db,
+          'notifications',
+          NOTIFICATION_COLUMNS,
+          notificationRows(plan, stage),
+          total,
+          `notifications stage ${stage}`,
+        ),
       );
     }
     db.pragma('wal_checkpoint(TRUNCATE)');
     const count = db.prepare('SELECT COUNT(*) AS n FROM notifications').get() as { n: number };
     const sum = db.prepare('SELECT COALESCE(SUM(total),0) AS n FROM notification_counts').get() as { n: number };
-    log(`  SQLite check: COUNT(*)=${count.n}, SUM(notification_counts.total)=${sum.n} ${count.n === sum.n ? '(exact)' : '(MISMATCH)'}`);
+    log(
+      `  SQLite check: COUNT(*)=${count.n}, SUM(notification_counts.total)=${sum.n} ${count.n === sum.n ? '(exact)' : '(MISMATCH)'}`,
+    );
   } finally {
     db.close();
   }

@@ -67,7 +67,8 @@ export class NotificationsService {
     let seek = '';
     if (after) {
       const createdAt = this.persisted('createdAt', after.createdAt);
-      seek = ' AND (createdAt < ? OR (createdAt = ? AND id < ?))';
+      // Written with a bare upper bound on createdAt so SQLite, too, seeks into the index range.
+      seek = ' AND createdAt <= ? AND (createdAt < ? OR id < ?)';
       parameters.push(createdAt, createdAt, after.id);
     }
     parameters.push(query.limit + 1, offset);

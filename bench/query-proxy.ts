@@ -1,0 +1,85 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/** MySQL protocol command bytes worth naming. */
+const COMMANDS: Record<number, string> = {
+  0x01: 'QUIT',
+  0x02: 'INIT_DB',
+  0x03: 'QUERY',
+  0x0e: 'PING',
+  0x11: 'CHANGE_USER',
+  0x16: 'STMT_PREPARE',
+  0x17: 'STMT_EXECUTE',
+  0x19: 'STMT_CLOSE',
+  0x1f: 'RESET_CONNECTION',
+};
+
+export interface CapturedCommand {
+  command: string;
+  sql?: string;
+}
+
+/**
+ * A loopback TCP proxy in front of MariaDB that counts the commands clients send (every client
+ * packet with sequence id 0 after the handshake starts a command). Pointing a server's
+ * DATABASE_URL at it counts exactly the statements that server issues, without server-side
+ * logging or global settings on the shared MariaDB.
+ */
+export class QueryProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  captured: CapturedCommand[] = [];
+
+  async start(targetHost: string, targetPort: number): Promise<number> {
+    this.server = createServer((client) => {
+      const upstream = createConnection({ host: targetHost, port: targetPort });
+      this.sockets.add(client);
+      this.sockets.add(upstream);
+      let buffer: Buffer = Buffer.alloc(0);
+      client.on('data', (chunk: Buffer) => {
+        upstream.write(chunk);
+        buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+        while (buffer.length >= 4) {
+          const length = buffer[0] | (buffer[1] << 8) | (buffer[2] << 16);
+          if (buffer.length < 4 + length) break;
+          const sequence = buffer[3];
+          if (sequence === 0 && length > 0) {
+            const code = buffer[4];
+            const command = COMMANDS[code] ?? `0x${code.toString(16)}`;
+            const sql = code === 0x03 ? buffer.toString('utf8', 5, 4 + Math.min(length, 4000)) : undefined;
+            this.captured.push({ command, sql });
+          }
+          buffer = buffer.subarray(4 + length);
+        }
+      });
+      upstream.on('data', (chunk: Buffer) => client.write(chunk));
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(client);
+        this.sockets.delete(upstream);
+      };
+      client.on('close', close);
+      upstream.on('close', close);
+      client.on('error', close);
+      upstream.on('error', close);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    const address = this.server.address();
+    if (!address || typeof address !== 'object') throw new Error('proxy has no port');
+    return address.port;
+  }
+
+  reset(): void {
+    this.captured = [];
+  }
+
+  /** Statements only (QUERY / STMT_EXECUTE), pings and connection housekeeping excluded. */
+  statements(): CapturedCommand[] {
+    return this.captured.filter((c) => c.command === 'QUERY' || c.command === 'STMT_EXECUTE');
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
