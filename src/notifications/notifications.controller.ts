@@ -1,4 +1,4 @@
-import { Controller, Get, Query, Req } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -16,7 +16,6 @@ import { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js
 import { NotificationDto, NotificationListResponseDto } from './dto/notification-list-response.dto.js';
 import { encodeCursor } from './notification-cursor.js';
 import { NotificationsService } from './notifications.service.js';
-import type { FastifyRequest } from 'fastify';
 
 @ApiTags('notifications')
 @ApiBearerAuth()
@@ -40,16 +39,13 @@ export class NotificationsController {
   @ApiCommonErrors()
   async list(
     @Query() query: ListNotificationsQueryDto,
-    @Req() request: FastifyRequest,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<NotificationListResponseDto> {
-    // page has a default, so whether the client sent it is read from the raw query string.
-    const pageGiven = Object.hasOwn(request.query as object, 'page');
-    const { notifications, total, next } = await this.notifications.list(user.id, query, pageGiven);
+    const { notifications, total, next } = await this.notifications.list(user.id, query);
     return {
       notifications: notifications.map((notification) => NotificationDto.from(notification)),
       pagination: PaginationDto.of(
-        query.cursor === undefined ? query.page : null,
+        query.cursor === undefined ? (query.page ?? 1) : null,
         query.limit,
         total,
         next ? encodeCursor(next) : null,

@@ -24,13 +24,13 @@ export class NotificationsService {
   ) {}
 
   /** One user's notifications, newest first, with the exact total for the same filters. */
-  async list(userId: string, query: ListNotificationsQueryDto, pageGiven = true): Promise<NotificationPage> {
-    if (query.cursor !== undefined && pageGiven) {
+  async list(userId: string, query: ListNotificationsQueryDto): Promise<NotificationPage> {
+    if (query.cursor !== undefined && query.page !== undefined) {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const total = await this.count(userId, query);
-    const offset = after ? 0 : (query.page - 1) * query.limit;
+    const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
     // One row more than the page tells whether anything follows, without another query.
     const rows = await this.page(userId, query, offset, after);

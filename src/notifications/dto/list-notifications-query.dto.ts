@@ -42,7 +42,8 @@ export class ListNotificationsQueryDto {
   @Min(1)
   @Max(MAX_PAGE)
   @IsInt({ message: 'page must be an integer' }) // last = checked first (stopAtFirstError)
-  readonly page: number = 1;
+  // No initializer: a cursor request must be able to tell that page was left out (default applied in the service).
+  readonly page?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
