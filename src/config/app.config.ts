@@ -58,6 +58,8 @@ export interface AppConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** How many argon2 hash verifications may run at once (each takes one libuv thread). */
   passwordHashConcurrency: number;
+  /** Nice value for libuv's pool threads where hashing runs (Linux; 0 leaves them alone). */
+  passwordHashNiceness: number;
   loginThrottle: {
     /** Attempts per client address per window. */
     ipLimit: number;
@@ -66,6 +68,11 @@ export interface AppConfig {
     usernameLimit: number;
     usernameWindowSeconds: number;
   };
+  /**
+   * How many (user, filter) lists keep remembered deep-page positions (0 turns it off); each
+   * holds at most a few dozen positions, so 10,000 lists cost a few MB.
+   */
+  notificationSeekCacheEntries: number;
   /** Shared throttling counters across instances; in memory when unset. */
   redisUrl: string | undefined;
   /** Prefix of every key this service writes to Redis (several deployments can share one Redis). */
@@ -280,14 +287,16 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
-    // One core stays free for requests during a login flood (measured: event-loop lag p99 12 -> 8 ms on 2 cores).
-    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 64),
+    // Every core may hash; the hashing threads run at a lower priority, so requests still come first.
+    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 64),
+    passwordHashNiceness: integer(env, 'PASSWORD_HASH_NICENESS', 10, 0, 19),
     loginThrottle: {
       ipLimit: integer(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 1, 1_000_000),
       ipWindowSeconds: integer(env, 'LOGIN_RATE_WINDOW_PER_IP_SECONDS', 60, 1, 86400),
       usernameLimit: integer(env, 'LOGIN_RATE_LIMIT_PER_USERNAME', 5, 1, 1_000_000),
       usernameWindowSeconds: integer(env, 'LOGIN_RATE_WINDOW_PER_USERNAME_SECONDS', 300, 1, 86400),
     },
+    notificationSeekCacheEntries: integer(env, 'NOTIFICATION_SEEK_CACHE_ENTRIES', 10_000, 0, 1_000_000),
     redisUrl: redisUrl(env),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'dms:',
     trustProxy: boolean(env, 'TRUST_PROXY', false),

@@ -13,9 +13,15 @@ import { User } from '../users/entities/user.entity.js';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-InitialSchema.js';
 import { NotificationCounts1763800000001 } from './migrations/1763800000001-NotificationCounts.js';
 import { DefaultRoles1763800000002 } from './migrations/1763800000002-DefaultRoles.js';
+import { NotificationCountsRevision1763800000003 } from './migrations/1763800000003-NotificationCountsRevision.js';
 
 export const ENTITIES = [User, Role, Project, DocumentType, Document, DocumentHistory, Notification, NotificationCount];
-export const MIGRATIONS = [InitialSchema1763800000000, NotificationCounts1763800000001, DefaultRoles1763800000002];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  NotificationCounts1763800000001,
+  DefaultRoles1763800000002,
+  NotificationCountsRevision1763800000003,
+];
 
 /**
  * The one place that turns configuration into TypeORM options; the app module, the

@@ -4,8 +4,8 @@ import { Repository } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
-import { NotificationCount } from './entities/notification-count.entity.js';
 import { Notification } from './entities/notification.entity.js';
+import { NotificationSeekCache, SEEK_MIN_OFFSET } from './notification-seek-cache.js';
 
 export interface NotificationPage {
   notifications: Notification[];
@@ -16,11 +16,17 @@ export interface NotificationPage {
 
 type Filters = Pick<ListNotificationsQueryDto, 'status' | 'type' | 'unreadOnly'>;
 
+/** Where a page query starts: after a client's cursor, or at a remembered position (inclusive). */
+interface Seek {
+  from: NotificationCursor;
+  inclusive: boolean;
+}
+
 @Injectable()
 export class NotificationsService {
   constructor(
     @InjectRepository(Notification) private readonly notifications: Repository<Notification>,
-    @InjectRepository(NotificationCount) private readonly counts: Repository<NotificationCount>,
+    private readonly seekCache: NotificationSeekCache,
   ) {}
 
   /** One user's notifications, newest first, with the exact total for the same filters. */
@@ -29,31 +35,71 @@ export class NotificationsService {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const total = await this.count(userId, query);
+    const { total, revision } = await this.count(userId, query);
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
+
+    let rows: Notification[];
+    if (after) {
+      rows = await this.page(userId, query, 0, { from: after, inclusive: false });
+    } else if (offset >= SEEK_MIN_OFFSET && this.seekCache.enabled) {
+      rows = await this.deepPage(userId, query, offset, revision);
+    } else {
+      rows = await this.page(userId, query, offset);
+    }
     // One row more than the page tells whether anything follows, without another query.
-    const rows = await this.page(userId, query, offset, after);
     const notifications = rows.slice(0, query.limit);
     const last = notifications.at(-1);
     const next = rows.length > query.limit && last ? { createdAt: last.createdAt, id: last.id } : null;
     return { notifications, total, next };
   }
 
-  /** Sum over at most 32 trigger-maintained rows instead of a COUNT over every notification. */
-  async count(userId: string, filters: Filters): Promise<number> {
-    const { where, parameters } = filterClause(userId, filters, 'isRead = 0');
-    const [row] = await this.counts.manager.query<{ total: string | number | null }[]>(
-      `SELECT COALESCE(SUM(total), 0) AS total FROM notification_counts WHERE ${where}`,
-      parameters,
+  /**
+   * Exact total for the filters, as a sum over at most 32 trigger-maintained rows instead of a
+   * COUNT over every notification, and the user's revision (changes with every write) from the
+   * same rows.
+   */
+  async count(userId: string, filters: Filters): Promise<{ total: number; revision: string }> {
+    const { conditions, parameters } = filterConditions(filters, 'isRead = 0');
+    const matches = conditions.length ? conditions.join(' AND ') : '1 = 1';
+    const [row] = await this.notifications.manager.query<{ total: string | number | null; revision: string | number | null }[]>(
+      `SELECT COALESCE(SUM(CASE WHEN ${matches} THEN total ELSE 0 END), 0) AS total,
+              COALESCE(SUM(revision), 0) AS revision
+       FROM notification_counts WHERE userId = ?`,
+      [...parameters, userId],
     );
-    return Number(row?.total ?? 0);
+    return { total: Number(row?.total ?? 0), revision: String(row?.revision ?? 0) };
+  }
+
+  /**
+   * A deep page seeks from the nearest remembered position at the same revision (or from the
+   * top), then remembers where this page and the next one start.
+   */
+  private async deepPage(
+    userId: string,
+    query: ListNotificationsQueryDto,
+    offset: number,
+    revision: string,
+  ): Promise<Notification[]> {
+    const list = listKey(userId, query);
+    const anchor = this.seekCache.nearest(list, revision, offset);
+    const rows = anchor
+      ? await this.page(userId, query, offset - anchor.offset, { from: anchor, inclusive: true })
+      : await this.page(userId, query, offset);
+    this.seekCache.remember(
+      list,
+      revision,
+      rows
+        .filter((_, index) => index === 0 || index === query.limit)
+        .map((row, index) => ({ offset: offset + index * query.limit, createdAt: row.createdAt, id: row.id })),
+    );
+    return rows;
   }
 
   /**
    * One statement, a deferred join: the inner query takes the page's ids from the
    * (userId, [filter,] createdAt, id) index alone, so a deep OFFSET skips index entries rather
-   * than rows, and only the page's rows are then read. With a cursor the inner query is a
+   * than rows, and only the page's rows are then read. With a seek position the inner query is a
    * keyset seek instead. Hand-written SQL: this is the hot path, and TypeORM's query building
    * and entity hydration cost more CPU here than the database work itself.
    */
@@ -61,21 +107,23 @@ export class NotificationsService {
     userId: string,
     query: ListNotificationsQueryDto,
     offset: number,
-    after?: NotificationCursor,
+    seek?: Seek,
   ): Promise<Notification[]> {
-    const { where, parameters } = filterClause(userId, query, 'readAt IS NULL');
-    let seek = '';
-    if (after) {
-      const createdAt = this.persisted('createdAt', after.createdAt);
+    const filter = filterConditions(query, 'readAt IS NULL');
+    const where = ['userId = ?', ...filter.conditions].join(' AND ');
+    const parameters: unknown[] = [userId, ...filter.parameters];
+    let seekCondition = '';
+    if (seek) {
+      const createdAt = this.persisted('createdAt', seek.from.createdAt);
       // Written with a bare upper bound on createdAt so SQLite, too, seeks into the index range.
-      seek = ' AND createdAt <= ? AND (createdAt < ? OR id < ?)';
-      parameters.push(createdAt, createdAt, after.id);
+      seekCondition = ` AND createdAt <= ? AND (createdAt < ? OR id ${seek.inclusive ? '<=' : '<'} ?)`;
+      parameters.push(createdAt, createdAt, seek.from.id);
     }
     parameters.push(query.limit + 1, offset);
     const rows = await this.notifications.manager.query<Record<string, unknown>[]>(
       `SELECT n.id, n.userId, n.subject, n.message, n.notificationType, n.status, n.readAt, n.createdAt
        FROM notifications n
-       JOIN (SELECT id, createdAt FROM notifications WHERE ${where}${seek}
+       JOIN (SELECT id, createdAt FROM notifications WHERE ${where}${seekCondition}
              ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?) p ON p.id = n.id
        ORDER BY p.createdAt DESC, p.id DESC`,
       parameters,
@@ -101,14 +149,10 @@ export class NotificationsService {
   }
 }
 
-/** WHERE clause shared by the count and the page: same filters, same parameter order. */
-function filterClause(
-  userId: string,
-  filters: Filters,
-  unreadCondition: string,
-): { where: string; parameters: unknown[] } {
-  const conditions = ['userId = ?'];
-  const parameters: unknown[] = [userId];
+/** The filter conditions shared by the count and the page, in the same parameter order. */
+function filterConditions(filters: Filters, unreadCondition: string): { conditions: string[]; parameters: unknown[] } {
+  const conditions: string[] = [];
+  const parameters: unknown[] = [];
   if (filters.status) {
     conditions.push('status = ?');
     parameters.push(filters.status);
@@ -118,5 +162,10 @@ function filterClause(
     parameters.push(filters.type);
   }
   if (filters.unreadOnly) conditions.push(unreadCondition);
-  return { where: conditions.join(' AND '), parameters };
+  return { conditions, parameters };
+}
+
+/** One user's list under one filter combination (the page size does not change positions). */
+function listKey(userId: string, filters: Filters): string {
+  return [userId, filters.status ?? '', filters.type ?? '', filters.unreadOnly ? '1' : '0'].join('|');
 }

@@ -1,25 +1,36 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { hash, verify } from '@node-rs/argon2';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { appConfig } from '../config/app.config.js';
+import { lowerThreadPoolPriority } from './thread-pool-priority.js';
 
 /** OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane. @node-rs/argon2 defaults to argon2id. */
 export const ARGON2_OPTIONS = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
 /**
- * Hashing runs off the event loop on libuv's pool; the limiter bounds how many run at once so
- * a login flood queues here instead of starving database I/O that shares the same pool.
+ * Hashing runs off the event loop on libuv's pool; the limiter bounds how many run at once
+ * (memory, and pool threads left for other work) so a login flood queues here, and the pool's
+ * threads run at a lower priority so the event loop keeps answering other requests meanwhile.
  */
 @Injectable()
-export class PasswordHasher {
+export class PasswordHasher implements OnModuleInit {
+  private readonly logger = new Logger(PasswordHasher.name);
   private readonly limit: LimitFunction;
   /** Verified against when a username is unknown, so that path costs as much as a wrong password. */
   private readonly dummyHash: Promise<string>;
 
-  constructor(@Inject(appConfig.KEY) config: ConfigType<typeof appConfig>) {
+  constructor(@Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>) {
     this.limit = pLimit(config.passwordHashConcurrency);
     this.dummyHash = hash('dummy-password-for-timing-equalisation', ARGON2_OPTIONS);
+  }
+
+  async onModuleInit(): Promise<void> {
+    const niceness = this.config.passwordHashNiceness;
+    const lowered = await lowerThreadPoolPriority(niceness);
+    if (niceness > 0 && lowered === 0) {
+      this.logger.warn("Could not lower the hashing threads' priority; a login flood may delay other requests");
+    }
   }
 
   hash(password: string): Promise<string> {

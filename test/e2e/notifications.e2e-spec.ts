@@ -7,6 +7,7 @@ import {
   NOTIFICATION_TYPES,
   Notification,
 } from '../../src/notifications/entities/notification.entity.js';
+import { NotificationSeekCache } from '../../src/notifications/notification-seek-cache.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -726,6 +727,128 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
       });
       await expectTotalsMatchDatabase('alice');
       expect((await list(tokens.alice)).body.pagination.total).toBe(1);
+    });
+  });
+
+  describe('deep pages seek from remembered positions, and stay exact after writes', () => {
+    const DEEP_ROWS = 2_400;
+    const seekCache = () => t.app.get(NotificationSeekCache);
+    const ids = (response: Response) => response.body.notifications.map((n: { id: string }) => n.id);
+
+    /** The page as OFFSET over the stored rows would give it, computed here from the database. */
+    const expectedPage = async (filters: Filters, page: number, limit: number) => {
+      const rows = (await stored('bob')).filter((row) => matches(row, filters));
+      return rows.slice((page - 1) * limit, page * limit).map((row) => row.id);
+    };
+
+    const expectDeepPage = async (filters: Filters, page: number, limit: number) => {
+      const response = await list(tokens.bob, { ...filters, page, limit });
+      expect(response.status).toBe(200);
+      expect({ filters, page, limit, ids: ids(response) }).toEqual({
+        filters,
+        page,
+        limit,
+        ids: await expectedPage(filters, page, limit),
+      });
+      expect(response.body.pagination.total).toBe(await countInDatabase('bob', filters));
+      return response;
+    };
+
+    beforeAll(async () => {
+      const bob = t.user('bob').id;
+      const start = Date.UTC(2026, 0, 1);
+      const rows: unknown[][] = [];
+      for (let index = 0; index < DEEP_ROWS; index++) {
+        const status = NOTIFICATION_STATUSES[index % 4];
+        // Pairs share a timestamp, so the id tie-break decides their order.
+        const createdAt = new Date(start + Math.floor(index / 2) * 1000);
+        rows.push([
+          randomUUID(),
+          bob,
+          `Deep ${index}`,
+          'Bulk row for deep pages.',
+          NOTIFICATION_TYPES[index % 3],
+          status,
+          status === 'read' || index % 5 === 0 ? sqlTime(new Date(createdAt.getTime() + 500)) : null,
+          sqlTime(createdAt),
+        ]);
+      }
+      for (let from = 0; from < rows.length; from += 200) {
+        const batch = rows.slice(from, from + 200);
+        await t.dataSource.query(
+          `INSERT INTO notifications (id, userId, subject, message, notificationType, status, readAt, createdAt)
+           VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+          batch.flat(),
+        );
+      }
+    });
+
+    it('answers every deep page exactly as OFFSET would, for several filters and page sizes, and remembers positions', async () => {
+      const cases: [Filters, number][] = [
+        [{}, 20],
+        [{}, 7],
+        [{ status: 'pending' }, 20],
+        [{ type: 'email' }, 13],
+        [{ unreadOnly: 'true' }, 20],
+      ];
+      for (const [filters, limit] of cases) {
+        const total = await countInDatabase('bob', filters);
+        const first = Math.ceil(1_000 / limit) + 1;
+        const last = Math.ceil(total / limit);
+        // Cold, again (seek from its own start), the next page (from the remembered next start),
+        // further pages (from the nearest position above), one back, the last page, past the end.
+        for (const page of [first, first, first + 1, first + 4, first + 2, last, last + 1]) {
+          await expectDeepPage(filters, page, limit);
+        }
+      }
+      const bob = t.user('bob').id;
+      const [{ revision }] = await t.dataSource.query<{ revision: string | number }[]>(
+        'SELECT SUM(revision) AS revision FROM notification_counts WHERE userId = ?',
+        [bob],
+      );
+      const unfiltered = [bob, '', '', '0'].join('|');
+      expect(seekCache().nearest(unfiltered, String(revision), 2_000)?.offset).toBeGreaterThanOrEqual(1_000);
+    });
+
+    it('gives the new answer after an INSERT, UPDATE or DELETE moves rows above a remembered position', async () => {
+      const bob = t.user('bob').id;
+      const limit = 20;
+      const page = 60; // offset 1,180
+      const filterSets: Filters[] = [{}, { unreadOnly: 'true' }, { status: 'sent' }];
+      const visitAll = async () => {
+        for (const filters of filterSets) {
+          await expectDeepPage(filters, page, limit);
+          await expectDeepPage(filters, page + 1, limit);
+        }
+      };
+      await visitAll();
+      const rows = await stored('bob');
+
+      // A new newest notification shifts every position by one.
+      await t.dataSource.query(
+        'INSERT INTO notifications (id, userId, subject, message, notificationType, status, readAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [randomUUID(), bob, 'Newest', 'Shifts deep pages.', 'email', 'sent', null, sqlTime(new Date())],
+      );
+      await visitAll();
+
+      // Deleting a row near the top shifts them back.
+      await t.dataSource.query('DELETE FROM notifications WHERE id = ?', [rows[3].id]);
+      await visitAll();
+
+      // Reading notifications changes the unreadOnly list only.
+      const unread = rows.filter((row) => row.readAt === null).slice(0, 5);
+      await t.dataSource.query(
+        `UPDATE notifications SET readAt = ? WHERE id IN (${unread.map(() => '?').join(', ')})`,
+        [sqlTime(new Date()), ...unread.map((row) => row.id)],
+      );
+      await visitAll();
+
+      // Moving an old row to the top by its timestamp.
+      await t.dataSource.query('UPDATE notifications SET createdAt = ? WHERE id = ?', [
+        sqlTime(new Date(Date.now() + 60_000)),
+        rows.at(-1)!.id,
+      ]);
+      await visitAll();
     });
   });
 });

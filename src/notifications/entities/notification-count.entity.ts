@@ -21,4 +21,8 @@ export class NotificationCount {
 
   @Column({ type: 'integer' })
   total: number;
+
+  /** Bumped by every trigger run on this row; a user's SUM(revision) changes with every write. */
+  @Column({ type: 'bigint', default: 0 })
+  revision: string;
 }
