@@ -35,7 +35,7 @@ import {
   type ServerStart,
 } from './report.js';
 import { UPDATE_BODY, buildScenarios, describeRun, runScenario, signTokens, type Scenario } from './scenarios.js';
-import { killAllChildren, rssMb, startServer, type ServerHandle } from './servers.js';
+import { killAllChildren, productionNodeFlags, rssMb, startServer, type ServerHandle } from './servers.js';
 import { openSqlite } from './sqlite.js';
 import { fmt, freePort, httpJson, log, pidOf, sleep } from './util.js';
 
@@ -207,6 +207,7 @@ async function startPair(
       port: servicePort,
       env: serviceEnv(databaseUrl, servicePort),
       probePath: paths.probe,
+      nodeFlags: productionNodeFlags(projectRoot),
     });
     started.push(service);
     const baselinePort = await freePort();

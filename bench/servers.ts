@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { log, procStatusKb, sleep } from './util.js';
@@ -48,6 +49,8 @@ export interface StartOptions {
   port: number;
   env: Record<string, string>;
   probePath: string;
+  /** Node options before the script (the service gets the ones its start:prod script uses). */
+  nodeFlags?: string[];
   readyPath?: string;
   timeoutMs?: number;
 }
@@ -55,7 +58,8 @@ export interface StartOptions {
 /** Starts a server with the event-loop probe preloaded; resolves once readyPath answers 200. */
 export async function startServer(options: StartOptions): Promise<ServerHandle> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', pathToFileURL(options.probePath).href, options.script], {
+  const args = [...(options.nodeFlags ?? []), '--import', pathToFileURL(options.probePath).href, options.script];
+  const child = spawn(process.execPath, args, {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -141,4 +145,18 @@ export async function startServer(options: StartOptions): Promise<ServerHandle> 
 
 export function rssMb(pid: number): number {
   return procStatusKb(pid, 'VmRSS') / 1024;
+}
+
+/**
+ * The Node options of package.json's start:prod script ("node <flags> dist/src/main.js"), so the
+ * bench runs the service exactly as production starts it.
+ */
+export function productionNodeFlags(projectRoot: string): string[] {
+  const manifest = JSON.parse(readFileSync(`${projectRoot}/package.json`, 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const script = manifest.scripts?.['start:prod'] ?? '';
+  const match = /^node\s+(.*?)\s*dist\/src\/main\.js$/.exec(script.trim());
+  if (!match) throw new Error(`package.json start:prod is not "node [flags] dist/src/main.js": ${script}`);
+  return match[1] ? match[1].split(/\s+/) : [];
 }

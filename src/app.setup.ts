@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import helmet from '@fastify/helmet';
 import { ConsoleLogger, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import helmet from 'helmet';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { ApiError, ERROR_STATUS } from './common/errors/error-codes.js';
@@ -114,7 +114,8 @@ export function startDraining(): void {
 export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
-  await app.register(helmet, {
+  // Built once: @fastify/helmet rebuilds helmet's middleware (and re-parses the CSP) on every request.
+  const securityHeaders = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -128,45 +129,21 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
   if (config.corsOrigins.length)
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['ETag', 'X-Request-Id'] });
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    securityHeaders(request.raw, reply.raw, () => undefined);
     void reply.header('x-request-id', request.id);
-    const hasBody =
-      request.headers['transfer-encoding'] !== undefined ||
-      (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
-    if (['POST', 'PUT', 'PATCH'].includes(request.method) && hasBody) {
-      const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== 'application/json') {
-        throw new ApiError(
-          'unsupported_media_type',
-          'Send the request body as JSON with Content-Type: application/json.',
-        );
-      }
-    }
+    done(unsupportedMediaType(request));
   });
 
-  fastify.addHook('onSend', async (_request, reply) => {
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (lifecycle.draining) void reply.header('connection', 'close');
+    done(null, payload);
   });
 
   // Runs after JSON parsing and before Nest's pipes: the body must be one bounded JSON object.
-  fastify.addHook('preHandler', async (request) => {
-    if (!['POST', 'PUT', 'PATCH'].includes(request.method)) return;
-    if (request.body === undefined) {
-      if (request.method === 'POST') return; // e.g. logout, which takes no body
-      throw new ApiError('validation_failed', 'The request body must be a JSON object; send {} for no changes.');
-    }
-    if (!isPlainObject(request.body))
-      throw new ApiError('validation_failed', 'The request body must be a JSON object.');
-    const shape = inspectJson(request.body, MAX_BODY_DEPTH);
-    if (shape.forbiddenKey) {
-      throw new ApiError('validation_failed', `The request body must not contain the key "${shape.forbiddenKey}".`);
-    }
-    if (shape.depth > MAX_BODY_DEPTH) {
-      throw new ApiError(
-        'validation_failed',
-        `The request body must not be nested more than ${MAX_BODY_DEPTH} levels deep.`,
-      );
-    }
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    done(invalidBodyShape(request));
   });
 
   app.useGlobalPipes(
@@ -189,6 +166,39 @@ export async function configureApp(app: NestFastifyApplication, config: AppConfi
       `${controllerKey.replace(/Controller$/, '').replace(/^./, (c) => c.toLowerCase())}_${methodKey}`,
   });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+}
+
+/** A body on POST/PUT/PATCH must be JSON (415 otherwise); undefined when the request is fine. */
+function unsupportedMediaType(request: FastifyRequest): ApiError | undefined {
+  if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'PATCH') return undefined;
+  const hasBody =
+    request.headers['transfer-encoding'] !== undefined ||
+    (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+  if (!hasBody) return undefined;
+  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json') return undefined;
+  return new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+}
+
+/** The parsed body must be one plain JSON object without prototype keys, at most MAX_BODY_DEPTH deep. */
+function invalidBodyShape(request: FastifyRequest): ApiError | undefined {
+  if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'PATCH') return undefined;
+  if (request.body === undefined) {
+    if (request.method === 'POST') return undefined; // e.g. logout, which takes no body
+    return new ApiError('validation_failed', 'The request body must be a JSON object; send {} for no changes.');
+  }
+  if (!isPlainObject(request.body)) return new ApiError('validation_failed', 'The request body must be a JSON object.');
+  const shape = inspectJson(request.body, MAX_BODY_DEPTH);
+  if (shape.forbiddenKey) {
+    return new ApiError('validation_failed', `The request body must not contain the key "${shape.forbiddenKey}".`);
+  }
+  if (shape.depth > MAX_BODY_DEPTH) {
+    return new ApiError(
+      'validation_failed',
+      `The request body must not be nested more than ${MAX_BODY_DEPTH} levels deep.`,
+    );
+  }
+  return undefined;
 }
 
 function buildOpenApiConfig() {

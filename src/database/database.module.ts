@@ -1,10 +1,13 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { appConfig } from '../config/app.config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
+import { HotPathSql } from './hot-path-sql.js';
 import { MysqlDurabilityCheck } from './mysql-durability.check.js';
 
+/** Global: every feature module's hot path reads through the same HotPathSql. */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -17,6 +20,7 @@ import { MysqlDurabilityCheck } from './mysql-durability.check.js';
       }),
     }),
   ],
-  providers: [MysqlDurabilityCheck],
+  providers: [MysqlDurabilityCheck, HotPathSql],
+  exports: [HotPathSql],
 })
 export class DatabaseModule {}

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { ENTITIES } from '../database/data-source-options.js';
+import { HotPathSql } from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsService, ifMatchSatisfied, normalizeTags } from './documents.service.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
@@ -94,13 +95,14 @@ describe('DocumentsService', () => {
         DocumentAccessPolicy,
         {
           provide: getRepositoryToken(Document),
-          useValue: { manager: { query: select }, metadata: sqlite.getMetadata(Document) },
+          useValue: { metadata: sqlite.getMetadata(Document) },
         },
         {
           provide: getRepositoryToken(DocumentHistory),
           useValue: { find: vi.fn(async () => []), metadata: sqlite.getMetadata(DocumentHistory) },
         },
         { provide: DataSource, useValue: dataSource },
+        { provide: HotPathSql, useValue: { select } },
       ],
     }).compile();
     return moduleRef.get(DocumentsService);

@@ -4,6 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository, type QueryRunner } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import { HotPathSql } from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type FieldChange } from './entities/document-history.entity.js';
@@ -52,6 +53,7 @@ export class DocumentsService {
     @InjectRepository(DocumentHistory) private readonly historyEntries: Repository<DocumentHistory>,
     private readonly policy: DocumentAccessPolicy,
     private readonly dataSource: DataSource,
+    private readonly sql: HotPathSql,
   ) {
     const document = documents.metadata;
     const history = historyEntries.metadata;
@@ -122,7 +124,7 @@ export class DocumentsService {
   private async findUpdatable(documentId: string, user: AuthenticatedUser, locked?: QueryRunner): Promise<Document> {
     const rows: Record<string, unknown>[] = locked
       ? await locked.query(this.statements.selectForUpdate, [documentId])
-      : await this.documents.manager.query(this.statements.select, [documentId]);
+      : await this.sql.select<Record<string, unknown>>(this.statements.select, [documentId]);
     const row = rows[0];
     if (!row) throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
     const document = this.hydrate(row);

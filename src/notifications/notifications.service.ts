@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
+import { HotPathSql } from '../database/hot-path-sql.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { Notification } from './entities/notification.entity.js';
@@ -27,6 +28,7 @@ export class NotificationsService {
   constructor(
     @InjectRepository(Notification) private readonly notifications: Repository<Notification>,
     private readonly seekCache: NotificationSeekCache,
+    private readonly sql: HotPathSql,
   ) {}
 
   /** One user's notifications, newest first, with the exact total for the same filters. */
@@ -62,7 +64,7 @@ export class NotificationsService {
   async count(userId: string, filters: Filters): Promise<{ total: number; revision: string }> {
     const { conditions, parameters } = filterConditions(filters, 'isRead = 0');
     const matches = conditions.length ? conditions.join(' AND ') : '1 = 1';
-    const [row] = await this.notifications.manager.query<{ total: string | number | null; revision: string | number | null }[]>(
+    const [row] = await this.sql.select<{ total: string | number | null; revision: string | number | null }>(
       `SELECT COALESCE(SUM(CASE WHEN ${matches} THEN total ELSE 0 END), 0) AS total,
               COALESCE(SUM(revision), 0) AS revision
        FROM notification_counts WHERE userId = ?`,
@@ -120,7 +122,7 @@ export class NotificationsService {
       parameters.push(createdAt, createdAt, seek.from.id);
     }
     parameters.push(query.limit + 1, offset);
-    const rows = await this.notifications.manager.query<Record<string, unknown>[]>(
+    const rows = await this.sql.select<Record<string, unknown>>(
       `SELECT n.id, n.userId, n.subject, n.message, n.notificationType, n.status, n.readAt, n.createdAt
        FROM notifications n
        JOIN (SELECT id, createdAt FROM notifications WHERE ${where}${seekCondition}

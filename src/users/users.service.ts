@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
+import { HotPathSql } from '../database/hot-path-sql.js';
 import { Role, type RolePermissions } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
 import { PasswordHasher } from './password-hasher.service.js';
@@ -39,6 +40,7 @@ export class UsersService {
     @InjectRepository(Role) private readonly roles: Repository<Role>,
     private readonly hasher: PasswordHasher,
     private readonly dataSource: DataSource,
+    private readonly sql: HotPathSql,
   ) {}
 
   /** For login: the user with roles and the password hash (which is otherwise never selected). */
@@ -56,7 +58,7 @@ export class UsersService {
    * token version, role permissions). Hand-written SQL because it runs on every request.
    */
   async findAuthContext(id: string): Promise<AuthContext | null> {
-    const rows = await this.dataSource.query<AuthContextRow[]>(
+    const rows = await this.sql.select<AuthContextRow>(
       `SELECT u.id, u.username, u.isActive, u.tokenVersion, r.name AS roleName, r.permissions AS rolePermissions
        FROM users u
        LEFT JOIN user_roles ur ON ur.userId = u.id

@@ -7,6 +7,7 @@ import { validate, type ValidationError } from 'class-validator';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { ConfigError, loadDatabaseConfig, loadDotEnvFile, type AppConfig } from '../../config/app.config.js';
 import { buildDataSourceOptions } from '../../database/data-source-options.js';
+import { HotPathSql } from '../../database/hot-path-sql.js';
 import { Role } from '../entities/role.entity.js';
 import { User } from '../entities/user.entity.js';
 import { PasswordHasher } from '../password-hasher.service.js';
@@ -113,7 +114,13 @@ export async function withUsersService<T>(work: (users: UsersService, dataSource
     await dataSource.runMigrations({ transaction: 'each' });
     // The hasher reads only passwordHashConcurrency from the app configuration; one hash at a time here.
     const hasher = new PasswordHasher({ passwordHashConcurrency: 1 } as AppConfig);
-    const users = new UsersService(dataSource.getRepository(User), dataSource.getRepository(Role), hasher, dataSource);
+    const users = new UsersService(
+      dataSource.getRepository(User),
+      dataSource.getRepository(Role),
+      hasher,
+      dataSource,
+      new HotPathSql(dataSource),
+    );
     return await work(users, dataSource);
   } finally {
     await dataSource.destroy();
