@@ -2,9 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 
+type MysqlCallback = (error: Error | null, rows: unknown) => void;
+
+/** The part of a mysql2 callback connection used here. */
+interface MysqlConnection {
+  query(sql: string, values: unknown[], callback: MysqlCallback): void;
+  release(): void;
+  destroy(): void;
+}
+
 /** The part of mysql2's callback pool (the one TypeORM's MySQL driver creates) used here. */
 interface MysqlPool {
-  query(sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+  query(sql: string, values: unknown[], callback: MysqlCallback): void;
+  getConnection(callback: (error: Error | null, connection: MysqlConnection) => void): void;
+}
+
+/** Statements inside one transaction. */
+export interface SqlTransaction {
+  select<T>(sql: string, parameters: unknown[]): Promise<T[]>;
+  /** Runs a write and answers how many rows it changed. */
+  execute(sql: string, parameters: unknown[]): Promise<number>;
 }
 
 interface SqliteStatement {
@@ -21,8 +38,9 @@ interface SqliteDatabase {
  * TypeORM already owns and configures. It skips what TypeORM adds around every query (a
  * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace,
  * a copy of the rows), which on the notification list costs more CPU than the query.
- * Reads only: writes and transactions stay on TypeORM. Errors are the driver's own, which
- * the error mapping recognises by code (a lost database is still a 503).
+ * On MySQL a transaction is START TRANSACTION ... COMMIT on one pooled connection; on SQLite it
+ * is TypeORM's own transaction (one connection, which TypeORM serialises). Errors are the
+ * driver's own, which the error mapping recognises by code (a lost database is still a 503).
  */
 @Injectable()
 export class HotPathSql {
@@ -46,6 +64,19 @@ export class HotPathSql {
     return this.dataSource.query<T[]>(sql, parameters);
   }
 
+  /** Commits when `work` resolves, rolls back when it throws. */
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const driver = this.dataSource.driver as unknown as { pool?: MysqlPool };
+    if (this.dataSource.options.type === 'mysql' && driver.pool) return mysqlTransaction(driver.pool, work);
+    return this.dataSource.transaction((manager) => {
+      const runner = manager.queryRunner!;
+      return work({
+        select: (sql, parameters) => runner.query(sql, parameters),
+        execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+      });
+    });
+  }
+
   private prepared(database: SqliteDatabase, sql: string): SqliteStatement {
     let cache = this.statements.get(database);
     if (!cache) {
@@ -61,10 +92,38 @@ export class HotPathSql {
   }
 }
 
-function selectMysql<T>(pool: MysqlPool, sql: string, parameters: unknown[]): Promise<T[]> {
+function selectMysql<T>(pool: MysqlPool | MysqlConnection, sql: string, parameters: unknown[]): Promise<T[]> {
   return new Promise((resolve, reject) => {
     pool.query(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows as T[])));
   });
+}
+
+async function mysqlTransaction<T>(pool: MysqlPool, work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+  const connection = await new Promise<MysqlConnection>((resolve, reject) => {
+    pool.getConnection((error, acquired) => (error ? reject(error) : resolve(acquired)));
+  });
+  try {
+    await selectMysql(connection, 'START TRANSACTION', []);
+    const result = await work({
+      select: (sql, parameters) => selectMysql(connection, sql, parameters),
+      execute: async (sql, parameters) => {
+        const header = (await selectMysql(connection, sql, parameters)) as unknown as { affectedRows: number };
+        return header.affectedRows;
+      },
+    });
+    await selectMysql(connection, 'COMMIT', []);
+    connection.release();
+    return result;
+  } catch (error) {
+    try {
+      await selectMysql(connection, 'ROLLBACK', []);
+      connection.release();
+    } catch {
+      // The connection itself failed (the server went away): never hand it out again.
+      connection.destroy();
+    }
+    throw error;
+  }
 }
 
 /** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */

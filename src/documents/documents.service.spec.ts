@@ -60,7 +60,7 @@ describe('DocumentsService', () => {
   let sqlite: DataSource;
   let service: DocumentsService;
   let select: ReturnType<typeof vi.fn>;
-  let runnerQuery: ReturnType<typeof vi.fn>;
+  let runnerQuery: ReturnType<typeof vi.fn<(sql: string, parameters: unknown[]) => Promise<unknown>>>;
   let transaction: ReturnType<typeof vi.fn>;
   let affected: number[];
 
@@ -78,14 +78,16 @@ describe('DocumentsService', () => {
     affected = [];
     runnerQuery = vi.fn(async (sql: string) => {
       if (sql.startsWith('SELECT')) return [makeRow()];
-      if (sql.startsWith('UPDATE')) return { affected: affected.shift() ?? 1 };
-      return undefined;
+      if (sql.startsWith('UPDATE')) return affected.shift() ?? 1;
+      return 1;
     });
-    const runner = { query: runnerQuery };
-    transaction = vi.fn(async (work: (manager: { queryRunner: typeof runner }) => unknown) =>
-      work({ queryRunner: runner }),
-    );
-    const dataSource = { options: { type }, driver: sqlite.driver, transaction };
+    // Statements inside a transaction, recorded in order as [sql, parameters].
+    const tx = {
+      select: (sql: string, parameters: unknown[]) => runnerQuery(sql, parameters),
+      execute: (sql: string, parameters: unknown[]) => runnerQuery(sql, parameters),
+    };
+    transaction = vi.fn(async (work: (transaction: typeof tx) => unknown) => work(tx));
+    const dataSource = { options: { type }, driver: sqlite.driver };
 
     // Resolving DocumentsService by its class proves decorator metadata reaches the tests:
     // without emitDecoratorMetadata Nest could not tell what to inject and this would throw.
@@ -102,14 +104,14 @@ describe('DocumentsService', () => {
           useValue: { find: vi.fn(async () => []), metadata: sqlite.getMetadata(DocumentHistory) },
         },
         { provide: DataSource, useValue: dataSource },
-        { provide: HotPathSql, useValue: { select } },
+        { provide: HotPathSql, useValue: { select, transaction } },
       ],
     }).compile();
     return moduleRef.get(DocumentsService);
   }
 
-  function statements(): [string, unknown[], boolean?][] {
-    return runnerQuery.mock.calls as [string, unknown[], boolean?][];
+  function statements(): [string, unknown[]][] {
+    return runnerQuery.mock.calls as [string, unknown[]][];
   }
 
   beforeEach(async () => {
@@ -149,7 +151,6 @@ describe('DocumentsService', () => {
     expect(update).toEqual([
       'UPDATE documents SET title = ?, updatedAt = ?, rowVersion = ? WHERE id = ? AND rowVersion = ?',
       ['New title', sqliteTime(updated.updatedAt), 4, DOCUMENT_ID, 3],
-      true,
     ]);
     expect(insert[0]).toBe(INSERT_HISTORY);
     const [historyId, ...historyValues] = insert[1];

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository, type QueryRunner } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { HotPathSql } from '../database/hot-path-sql.js';
+import { HotPathSql, type SqlTransaction } from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type FieldChange } from './entities/document-history.entity.js';
@@ -90,9 +90,7 @@ export class DocumentsService {
     const changes = this.diff(document, input);
     if (Object.keys(changes).length === 0) return document;
 
-    const updated = await this.dataSource.transaction((manager) =>
-      this.writeIfUnchanged(manager.queryRunner!, document, changes, user),
-    );
+    const updated = await this.sql.transaction((tx) => this.writeIfUnchanged(tx, document, changes, user));
     if (updated) return updated;
     if (ifMatch !== undefined) throw stale(document);
     return this.updateLocked(documentId, input, user);
@@ -100,12 +98,11 @@ export class DocumentsService {
 
   /** The contended path: read the row FOR UPDATE (MySQL; SQLite serialises writers) and write. */
   private updateLocked(documentId: string, input: UpdateDocumentDto, user: AuthenticatedUser): Promise<Document> {
-    return this.dataSource.transaction(async (manager) => {
-      const runner = manager.queryRunner!;
-      const document = await this.findUpdatable(documentId, user, runner);
+    return this.sql.transaction(async (tx) => {
+      const document = await this.findUpdatable(documentId, user, tx);
       const changes = this.diff(document, input);
       if (Object.keys(changes).length === 0) return document;
-      const updated = await this.writeIfUnchanged(runner, document, changes, user);
+      const updated = await this.writeIfUnchanged(tx, document, changes, user);
       if (!updated) throw new Error('A locked document changed under its lock');
       return updated;
     });
@@ -121,9 +118,9 @@ export class DocumentsService {
   }
 
   /** Reads the document on its own, or inside the given transaction with a row lock. */
-  private async findUpdatable(documentId: string, user: AuthenticatedUser, locked?: QueryRunner): Promise<Document> {
-    const rows: Record<string, unknown>[] = locked
-      ? await locked.query(this.statements.selectForUpdate, [documentId])
+  private async findUpdatable(documentId: string, user: AuthenticatedUser, locked?: SqlTransaction): Promise<Document> {
+    const rows = locked
+      ? await locked.select<Record<string, unknown>>(this.statements.selectForUpdate, [documentId])
       : await this.sql.select<Record<string, unknown>>(this.statements.select, [documentId]);
     const row = rows[0];
     if (!row) throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
@@ -156,7 +153,7 @@ export class DocumentsService {
   }
 
   private async writeIfUnchanged(
-    runner: QueryRunner,
+    tx: SqlTransaction,
     document: Document,
     changes: Partial<Record<EditableField, FieldChange>>,
     user: AuthenticatedUser,
@@ -170,7 +167,7 @@ export class DocumentsService {
     // The version check is in the WHERE clause: a concurrent write makes this match no row.
     const written: (keyof Document)[] = [...fields, 'updatedAt', 'rowVersion'];
     const assignments = written.map((field) => `${this.column(field)} = ?`);
-    const result = await runner.query(
+    const affected = await tx.execute(
       `UPDATE ${this.documents.metadata.tableName} SET ${assignments.join(', ')} ` +
         `WHERE ${this.column('id')} = ? AND ${this.column('rowVersion')} = ?`,
       [
@@ -180,9 +177,8 @@ export class DocumentsService {
         document.id,
         document.rowVersion,
       ],
-      true,
     );
-    if (result.affected !== 1) return undefined;
+    if (affected !== 1) return undefined;
 
     const entry: DocumentHistory = Object.assign(new DocumentHistory(), {
       id: randomUUID(),
@@ -193,7 +189,7 @@ export class DocumentsService {
       changes,
     });
     const driver = this.dataSource.driver;
-    await runner.query(
+    await tx.execute(
       this.statements.insertHistory,
       this.historyEntries.metadata.columns.map((column) =>
         driver.preparePersistentValue(column.getEntityValue(entry), column),
