@@ -111,7 +111,7 @@ describe('DocumentsService', () => {
   }
 
   function statements(): [string, unknown[]][] {
-    return runnerQuery.mock.calls as [string, unknown[]][];
+    return runnerQuery.mock.calls;
   }
 
   beforeEach(async () => {
