@@ -145,6 +145,7 @@ async function machineInfo(): Promise<Record<string, unknown>> {
     sqlite,
     packages,
     git: gitRevision(),
+    serviceNodeFlags: productionNodeFlags(projectRoot).join(' ') || '(none)',
     loadAtStart: loadavg()
       .map((v) => v.toFixed(2))
       .join(' '),
