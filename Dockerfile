@@ -49,6 +49,7 @@ EXPOSE 3000
 # slim images have no curl: Node's own fetch probes the liveness endpoint.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health/live`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The same Node options as `npm run start:prod`: a bounded V8 heap keeps the process under 200 MB RSS
-# under load (see bench/README.md). Raise --max-old-space-size for far more concurrent requests per instance.
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=128", "dist/src/main.js"]
+# As `npm run start:prod`. To cap memory (e.g. under a tight container limit) add
+# "--max-semi-space-size=8", "--max-old-space-size=128": about 150-190 MB RSS under load on MySQL instead
+# of about 300, for a large throughput cost (bench/results/bounded-heap.md).
+CMD ["node", "dist/src/main.js"]

@@ -325,7 +325,9 @@ export function markdown(results: BenchResults): string {
     `Machine: ${m.cpuModel} x ${m.cores} cores, ${m.memoryGb} GB RAM, load average at start ${m.loadAtStart}, at end ${m.loadAtEnd}  `,
   );
   out.push(`Node ${m.node}, MariaDB ${m.mariadb}, SQLite ${m.sqlite}; git ${m.git}  `);
-  out.push(`Service started as start:prod starts it: node ${String(m.serviceNodeFlags ?? '')} dist/src/main.js  `);
+  out.push(
+    `Service started as start:prod starts it: node ${typeof m.serviceNodeFlags === 'string' ? m.serviceNodeFlags : '(none)'} dist/src/main.js  `,
+  );
   out.push(
     `Packages: ${Object.entries(m.packages as Record<string, string>)
       .map(([k, v]) => `${k} ${v}`)

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -22,6 +23,9 @@ describe('loadAppConfig', () => {
     expect(config.jwt.expiresInSeconds).toBe(3600);
     expect(config.seedPassword).toBe(DEVELOPMENT_SEED_PASSWORD);
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
+    expect(config.passwordHashConcurrency).toBe(availableParallelism());
+    expect(config.passwordHashNiceness).toBe(19);
+    expect(config.notificationSeekCacheEntries).toBe(10_000);
   });
 
   it('refuses to start in production without a JWT secret, or with a short one', () => {
@@ -44,6 +48,8 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ DB_MIGRATIONS_RUN: 'maybe' })).toThrow(/DB_MIGRATIONS_RUN/);
     expect(() => loadAppConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => loadAppConfig({ CORS_ORIGINS: 'not an origin' })).toThrow(/CORS_ORIGINS/);
+    expect(() => loadAppConfig({ PASSWORD_HASH_NICENESS: '20' })).toThrow(/PASSWORD_HASH_NICENESS must be between/);
+    expect(() => loadAppConfig({ NOTIFICATION_SEEK_CACHE_ENTRIES: '-1' })).toThrow(/NOTIFICATION_SEEK_CACHE_ENTRIES/);
   });
 
   it('makes MySQL migrations at start a setting, always on for SQLite', () => {

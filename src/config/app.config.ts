@@ -289,7 +289,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel,
     // Every core may hash; the hashing threads run at a lower priority, so requests still come first.
     passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 64),
-    passwordHashNiceness: integer(env, 'PASSWORD_HASH_NICENESS', 10, 0, 19),
+    passwordHashNiceness: integer(env, 'PASSWORD_HASH_NICENESS', 19, 0, 19),
     loginThrottle: {
       ipLimit: integer(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 1, 1_000_000),
       ipWindowSeconds: integer(env, 'LOGIN_RATE_WINDOW_PER_IP_SECONDS', 60, 1, 86400),
