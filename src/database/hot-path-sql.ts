@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityMetadata } from 'typeorm';
+import type { Driver } from 'typeorm/driver/Driver.js';
 
 type MysqlCallback = (error: Error | null, rows: unknown) => void;
 
@@ -129,4 +130,20 @@ async function mysqlTransaction<T>(pool: MysqlPool, work: (tx: SqlTransaction) =
 /** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */
 function sqliteValues(parameters: unknown[]): unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+}
+
+/** An entity from a raw row of its table, converted by the driver as TypeORM's own hydration does. */
+export function entityFromRow(metadata: EntityMetadata, driver: Driver, row: Record<string, unknown>): unknown {
+  const entity = metadata.create() as Record<string, unknown>;
+  for (const column of metadata.columns) {
+    const value = row[column.databaseName];
+    entity[column.propertyName] =
+      value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
+  }
+  return entity;
+}
+
+/** A property's value in the form the driver stores its column (JSON as text, SQLite dates as UTC text). */
+export function persistedValue(metadata: EntityMetadata, driver: Driver, property: string, value: unknown): unknown {
+  return driver.preparePersistentValue(value, metadata.findColumnWithPropertyName(property)!);
 }

@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { HotPathSql, type SqlTransaction } from '../database/hot-path-sql.js';
+import { entityFromRow, HotPathSql, persistedValue, type SqlTransaction } from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type FieldChange } from './entities/document-history.entity.js';
@@ -203,22 +203,13 @@ export class DocumentsService {
     return this.documents.metadata.findColumnWithPropertyName(property)!.databaseName;
   }
 
-  /** A value in the form the driver stores the column (JSON as text, SQLite dates as UTC text). */
+  /** A value in the form the driver stores the column. */
   private persisted(property: keyof Document, value: unknown): unknown {
-    const column = this.documents.metadata.findColumnWithPropertyName(property)!;
-    return this.dataSource.driver.preparePersistentValue(value, column);
+    return persistedValue(this.documents.metadata, this.dataSource.driver, property, value);
   }
 
-  /** The entity from a raw row, converted by the driver as TypeORM's own hydration does. */
   private hydrate(row: Record<string, unknown>): Document {
-    const driver = this.dataSource.driver;
-    const document = new Document();
-    for (const column of this.documents.metadata.columns) {
-      const value = row[column.databaseName];
-      (document as unknown as Record<string, unknown>)[column.propertyName] =
-        value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
-    }
-    return document;
+    return entityFromRow(this.documents.metadata, this.dataSource.driver, row) as Document;
   }
 }
 

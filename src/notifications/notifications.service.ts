@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
-import { HotPathSql } from '../database/hot-path-sql.js';
+import { entityFromRow, HotPathSql, persistedValue } from '../database/hot-path-sql.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { Notification } from './entities/notification.entity.js';
@@ -135,19 +135,15 @@ export class NotificationsService {
 
   /** A value in the form the driver stores the column (SQLite keeps dates as UTC text). */
   private persisted(property: keyof Notification, value: unknown): unknown {
-    const column = this.notifications.metadata.findColumnWithPropertyName(property)!;
-    return this.notifications.manager.connection.driver.preparePersistentValue(value, column);
+    return persistedValue(this.notifications.metadata, this.notifications.manager.connection.driver, property, value);
   }
 
   private hydrate(row: Record<string, unknown>): Notification {
-    const driver = this.notifications.manager.connection.driver;
-    const notification = new Notification();
-    for (const column of this.notifications.metadata.columns) {
-      const value = row[column.databaseName];
-      (notification as unknown as Record<string, unknown>)[column.propertyName] =
-        value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
-    }
-    return notification;
+    return entityFromRow(
+      this.notifications.metadata,
+      this.notifications.manager.connection.driver,
+      row,
+    ) as Notification;
   }
 }
 
