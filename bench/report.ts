@@ -326,7 +326,7 @@ export function markdown(results: BenchResults): string {
   );
   out.push(`Node ${m.node}, MariaDB ${m.mariadb}, SQLite ${m.sqlite}; git ${m.git}  `);
   out.push(
-    `Service started as start:prod starts it: node ${typeof m.serviceNodeFlags === 'string' ? m.serviceNodeFlags : '(none)'} dist/src/main.js  `,
+    `Service and baseline started with the Node options of start:prod: node ${typeof m.serviceNodeFlags === 'string' ? m.serviceNodeFlags : '(none)'} dist/src/main.js  `,
   );
   out.push(
     `Packages: ${Object.entries(m.packages as Record<string, string>)
@@ -449,7 +449,7 @@ export function markdown(results: BenchResults): string {
     '- Latencies are exact percentiles over every response of a run, measured by autocannon in a separate process on loopback. CPU is utime+stime of the server process (all threads, including argon2 in the libuv pool) per answered request.',
   );
   out.push(
-    '- Peak RSS is VmHWM (reset before each run) or the highest sampled VmRSS. Event-loop lag comes from perf_hooks.monitorEventLoopDelay preloaded into both servers (bench/probe.ts).',
+    '- Peak RSS is VmHWM (reset before each run) or the highest sampled VmRSS. Event-loop lag comes from perf_hooks.monitorEventLoopDelay preloaded into both servers (bench/probe.ts): how late a 5 ms timer ran (the interval between ticks minus the 5 ms).',
   );
   out.push('');
   return out.join('\n');

@@ -219,6 +219,8 @@ async function startPair(
       port: baselinePort,
       env: baselineEnv(kind, databaseUrl, baselinePort),
       probePath: paths.probe,
+      // The same runtime settings as the service: the ratios then measure the framework, not V8 tuning.
+      nodeFlags: productionNodeFlags(projectRoot),
     });
     started.push(baseline);
     const starts = {} as Record<'service' | 'baseline', ServerStart>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
-import { HotPathSql } from '../database/hot-path-sql.js';
+import { entityFromRow, HotPathSql } from '../database/hot-path-sql.js';
 import { Role, type RolePermissions } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
 import { PasswordHasher } from './password-hasher.service.js';
@@ -35,22 +35,44 @@ export interface CreateUserInput {
 
 @Injectable()
 export class UsersService {
+  /** Every users column (the password hash included) plus the roles, by username. */
+  private readonly loginSelect: string;
+
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     @InjectRepository(Role) private readonly roles: Repository<Role>,
     private readonly hasher: PasswordHasher,
     private readonly dataSource: DataSource,
     private readonly sql: HotPathSql,
-  ) {}
+  ) {
+    const userColumns = users.metadata.columns.map((column) => `u.${column.databaseName}`).join(', ');
+    this.loginSelect =
+      `SELECT ${userColumns}, r.id AS roleId, r.name AS roleName, r.permissions AS rolePermissions ` +
+      `FROM users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId ` +
+      `WHERE u.username = ?`;
+  }
 
-  /** For login: the user with roles and the password hash (which is otherwise never selected). */
-  findForLogin(username: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('user')
-      .addSelect('user.passwordHash')
-      .leftJoinAndSelect('user.roles', 'role')
-      .where('user.username = :username', { username })
-      .getOne();
+  /**
+   * For login: the user with roles and the password hash (which is otherwise never selected), in
+   * one statement. Hand-written SQL like the other hot paths; values go through the driver's own
+   * conversions (entityFromRow), so the result is what TypeORM would have hydrated.
+   */
+  async findForLogin(username: string): Promise<User | null> {
+    const rows = await this.sql.select<Record<string, unknown>>(this.loginSelect, [username]);
+    if (rows.length === 0) return null;
+    const driver = this.dataSource.driver;
+    const user = entityFromRow(this.users.metadata, driver, rows[0]) as User;
+    user.roles = rows
+      .filter((row) => row.roleId !== null)
+      .map(
+        (row) =>
+          entityFromRow(this.roles.metadata, driver, {
+            id: row.roleId,
+            name: row.roleName,
+            permissions: row.rolePermissions,
+          }) as Role,
+      );
+    return user;
   }
 
   /**

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServiceProcess } from '../support/service-process.js';
+import { productionNodeOptions, startServiceProcess } from '../support/service-process.js';
 
 // These run the built entry point (dist/src/main.js, built by the e2e global setup) as a real process.
 const SEED_PASSWORD = 'Seeded-Password-Never-Logged-7';
@@ -25,6 +25,21 @@ const postLogin = (url: string, username: string, password: string) =>
   });
 
 describe('the service process', () => {
+  it('is started with the same Node options by npm run start:prod and by the Docker image', () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
+    expect(cmd).toBeDefined();
+    const options = productionNodeOptions();
+    // The memory bound measured by the bench depends on these (bench/README.md, "Memory").
+    expect(options).toEqual(
+      expect.arrayContaining([
+        '--no-allocation-site-pretenuring',
+        '--max-semi-space-size=8',
+        '--max-old-space-size=256',
+      ]),
+    );
+    expect(JSON.parse(cmd!)).toEqual(['node', ...options, 'dist/src/main.js']);
+  });
+
   it('refuses to start on invalid configuration, naming the variable, without a stack trace', () => {
     const result = spawnSync(process.execPath, ['dist/src/main.js'], {
       env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' },

@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+
+/** The Node options `npm run start:prod` passes ("node <options> dist/src/main.js"). */
+export function productionNodeOptions(): string[] {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const match = /^node\s+(.*?)\s*dist\/src\/main\.js$/.exec(manifest.scripts['start:prod'].trim());
+  if (!match) throw new Error(`start:prod is not "node [options] dist/src/main.js": ${manifest.scripts['start:prod']}`);
+  return match[1] ? match[1].split(/\s+/) : [];
+}
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -20,11 +29,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs the built service (dist/src/main.js) as a real process and waits until it answers. */
+/**
+ * Runs the built service as a real process, started as `npm run start:prod` starts it (same Node
+ * options), and waits until it answers.
+ */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, [...productionNodeOptions(), 'dist/src/main.js'], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
