@@ -7,12 +7,22 @@ import { IS_PUBLIC } from '../common/decorators/public.decorator.js';
 /** Global guard: every route needs a valid bearer token unless marked @Public(). */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
+  /** Route metadata is fixed once the app is built: read it once per handler, not on every request. */
+  private readonly publicHandlers = new WeakMap<object, boolean>();
+
   constructor(private readonly reflector: Reflector) {
     super();
   }
 
   override canActivate(context: ExecutionContext) {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    const handler = context.getHandler();
+    let isPublic = this.publicHandlers.get(handler);
+    if (isPublic === undefined) {
+      isPublic = Boolean(
+        this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, context.getClass()]),
+      );
+      this.publicHandlers.set(handler, isPublic);
+    }
     if (isPublic) return true;
     return super.canActivate(context);
   }

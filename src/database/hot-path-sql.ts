@@ -132,15 +132,34 @@ function sqliteValues(parameters: unknown[]): unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
 }
 
-/** An entity from a raw row of its table, converted by the driver as TypeORM's own hydration does. */
+type RowMapper = (row: Record<string, unknown>) => unknown;
+
+/** One mapper per entity metadata (rebuilt if TypeORM builds new metadata, e.g. after re-initializing). */
+const rowMappers = new WeakMap<EntityMetadata, RowMapper>();
+
+/**
+ * An entity from a raw row of its table, converted by the driver as TypeORM's own hydration does.
+ * The column list is resolved once per entity: this runs for every row of every list page.
+ */
 export function entityFromRow(metadata: EntityMetadata, driver: Driver, row: Record<string, unknown>): unknown {
-  const entity = metadata.create() as Record<string, unknown>;
-  for (const column of metadata.columns) {
-    const value = row[column.databaseName];
-    entity[column.propertyName] =
-      value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
+  let mapper = rowMappers.get(metadata);
+  if (!mapper) {
+    const columns = metadata.columns.map((column) => ({
+      column,
+      name: column.databaseName,
+      property: column.propertyName,
+    }));
+    mapper = (raw) => {
+      const entity = metadata.create() as Record<string, unknown>;
+      for (const { column, name, property } of columns) {
+        const value = raw[name];
+        entity[property] = value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
+      }
+      return entity;
+    };
+    rowMappers.set(metadata, mapper);
   }
-  return entity;
+  return mapper(row);
 }
 
 /** A property's value in the form the driver stores its column (JSON as text, SQLite dates as UTC text). */

@@ -130,20 +130,14 @@ export class NotificationsService {
        ORDER BY p.createdAt DESC, p.id DESC`,
       parameters,
     );
-    return rows.map((row) => this.hydrate(row));
+    const metadata = this.notifications.metadata;
+    const driver = this.notifications.manager.connection.driver;
+    return rows.map((row) => entityFromRow(metadata, driver, row) as Notification);
   }
 
   /** A value in the form the driver stores the column (SQLite keeps dates as UTC text). */
   private persisted(property: keyof Notification, value: unknown): unknown {
     return persistedValue(this.notifications.metadata, this.notifications.manager.connection.driver, property, value);
-  }
-
-  private hydrate(row: Record<string, unknown>): Notification {
-    return entityFromRow(
-      this.notifications.metadata,
-      this.notifications.manager.connection.driver,
-      row,
-    ) as Notification;
   }
 }
 
