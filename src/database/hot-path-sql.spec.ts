@@ -43,4 +43,36 @@ describe('HotPathSql on better-sqlite3', () => {
   it('rejects with the driver error (its code is what the error mapping reads)', async () => {
     await expect(sql.select('SELECT nope FROM t', [])).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
   });
+
+  describe('writeIfChanged', () => {
+    const names = async () =>
+      dataSource.query<{ name: string }[]>('SELECT id, name FROM t WHERE id IN (1, 2) ORDER BY id');
+    const rename = (id: number, name: string, expected: string | null): [string, unknown[]] => [
+      'UPDATE t SET name = ? WHERE id = ? AND name IS ?',
+      [name, id, expected],
+    ];
+
+    it('runs the second statement only when the first changed one row', async () => {
+      await expect(sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
+      expect((await names()).map((row) => row.name)).toEqual(['uno', 'dos']);
+      await expect(sql.writeIfChanged(rename(1, 'eins', 'one'), rename(2, 'zwei', 'dos'))).resolves.toBe(false);
+      expect((await names()).map((row) => row.name)).toEqual(['uno', 'dos']);
+    });
+
+    it('rolls the first statement back when the second fails', async () => {
+      await expect(sql.writeIfChanged(rename(1, 'one', 'uno'), ['UPDATE t SET nope = 1', []])).rejects.toMatchObject({
+        code: 'SQLITE_ERROR',
+      });
+      expect((await names()).map((row) => row.name)).toEqual(['uno', 'dos']);
+    });
+
+    it('joins an open TypeORM transaction instead of nesting its own', async () => {
+      const runner = dataSource.createQueryRunner();
+      await runner.startTransaction();
+      await expect(sql.writeIfChanged(rename(1, 'one', 'uno'), rename(2, 'two', 'dos'))).resolves.toBe(true);
+      await runner.rollbackTransaction();
+      await runner.release();
+      expect((await names()).map((row) => row.name)).toEqual(['uno', 'dos']);
+    });
+  });
 });

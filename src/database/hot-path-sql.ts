@@ -27,12 +27,18 @@ export interface SqlTransaction {
 
 interface SqliteStatement {
   all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { changes: number };
 }
 
 /** The part of a better-sqlite3 database (TypeORM's connection) used here. */
 interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
+  readonly inTransaction: boolean;
+  transaction<A extends unknown[], R>(work: (...args: A) => R): { immediate(...args: A): R };
 }
+
+/** One statement and its parameters. */
+export type SqlStatement = [sql: string, parameters: unknown[]];
 
 /**
  * Runs the hot paths' hand-written SELECTs on the pool (MySQL) or connection (SQLite) that
@@ -75,6 +81,37 @@ export class HotPathSql {
         select: (sql, parameters) => runner.query(sql, parameters),
         execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
       });
+    });
+  }
+
+  /**
+   * Runs `write`; if it changed exactly one row, runs `then` too, all in one transaction. Answers
+   * whether `write` hit its row (nothing is written when it did not). On SQLite both statements
+   * run inside one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE ... COMMIT), so no other
+   * statement on the shared connection can interleave; if a TypeORM transaction is already open
+   * on that connection, it goes through TypeORM instead.
+   */
+  writeIfChanged(write: SqlStatement, then: SqlStatement): Promise<boolean> {
+    const driver = this.dataSource.driver as unknown as { databaseConnection?: SqliteDatabase };
+    const database = driver.databaseConnection;
+    if (this.dataSource.options.type === 'better-sqlite3' && database && !database.inTransaction) {
+      try {
+        const changed = database
+          .transaction(() => {
+            if (this.prepared(database, write[0]).run(...sqliteValues(write[1])).changes !== 1) return false;
+            this.prepared(database, then[0]).run(...sqliteValues(then[1]));
+            return true;
+          })
+          .immediate();
+        return Promise.resolve(changed);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.transaction(async (tx) => {
+      if ((await tx.execute(...write)) !== 1) return false;
+      await tx.execute(...then);
+      return true;
     });
   }
 

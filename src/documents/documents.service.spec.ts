@@ -62,6 +62,7 @@ describe('DocumentsService', () => {
   let select: ReturnType<typeof vi.fn>;
   let runnerQuery: ReturnType<typeof vi.fn<(sql: string, parameters: unknown[]) => Promise<unknown>>>;
   let transaction: ReturnType<typeof vi.fn>;
+  let writeIfChanged: ReturnType<typeof vi.fn>;
   let affected: number[];
 
   beforeAll(async () => {
@@ -87,6 +88,14 @@ describe('DocumentsService', () => {
       execute: (sql: string, parameters: unknown[]) => runnerQuery(sql, parameters),
     };
     transaction = vi.fn(async (work: (transaction: typeof tx) => unknown) => work(tx));
+    // HotPathSql's contract: the second statement runs only if the first changed one row, in one transaction.
+    writeIfChanged = vi.fn(async (write: [string, unknown[]], then: [string, unknown[]]) =>
+      transaction(async (t: typeof tx) => {
+        if ((await t.execute(...write)) !== 1) return false;
+        await t.execute(...then);
+        return true;
+      }),
+    );
     const dataSource = { options: { type }, driver: sqlite.driver };
 
     // Resolving DocumentsService by its class proves decorator metadata reaches the tests:
@@ -104,7 +113,7 @@ describe('DocumentsService', () => {
           useValue: { find: vi.fn(async () => []), metadata: sqlite.getMetadata(DocumentHistory) },
         },
         { provide: DataSource, useValue: dataSource },
-        { provide: HotPathSql, useValue: { select, transaction } },
+        { provide: HotPathSql, useValue: { select, transaction, writeIfChanged } },
       ],
     }).compile();
     return moduleRef.get(DocumentsService);
@@ -145,6 +154,7 @@ describe('DocumentsService', () => {
     expect(updated.rowVersion).toBe(4);
     expect(updated.updatedAt.getTime()).toBeGreaterThan(OLD_UPDATED_AT.getTime());
 
+    expect(writeIfChanged).toHaveBeenCalledTimes(1);
     expect(transaction).toHaveBeenCalledTimes(1);
     const [update, insert, ...rest] = statements();
     expect(rest).toEqual([]);

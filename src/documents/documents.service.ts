@@ -4,7 +4,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { entityFromRow, HotPathSql, persistedValue, type SqlTransaction } from '../database/hot-path-sql.js';
+import {
+  entityFromRow,
+  HotPathSql,
+  persistedValue,
+  type SqlStatement,
+  type SqlTransaction,
+} from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type FieldChange } from './entities/document-history.entity.js';
@@ -75,7 +81,7 @@ export class DocumentsService {
    * Without it, a lost race falls back to a locked read-modify-write, so the update always
    * lands whole and never becomes a 412 the client did not ask for.
    *
-   * Hand-written SQL (one SELECT; START TRANSACTION, UPDATE, INSERT, COMMIT): this is the hot
+   * Hand-written SQL (one SELECT; then UPDATE and INSERT in one transaction): this is the hot
    * path, and TypeORM's query building and entity hydration cost more CPU here than the
    * database work itself. Values still go through the driver's own conversions both ways.
    */
@@ -90,8 +96,8 @@ export class DocumentsService {
     const changes = this.diff(document, input);
     if (Object.keys(changes).length === 0) return document;
 
-    const updated = await this.sql.transaction((tx) => this.writeIfUnchanged(tx, document, changes, user));
-    if (updated) return updated;
+    const write = this.conditionalWrite(document, changes, user);
+    if (await this.sql.writeIfChanged(write.update, write.history)) return write.updated;
     if (ifMatch !== undefined) throw stale(document);
     return this.updateLocked(documentId, input, user);
   }
@@ -102,9 +108,10 @@ export class DocumentsService {
       const document = await this.findUpdatable(documentId, user, tx);
       const changes = this.diff(document, input);
       if (Object.keys(changes).length === 0) return document;
-      const updated = await this.writeIfUnchanged(tx, document, changes, user);
-      if (!updated) throw new Error('A locked document changed under its lock');
-      return updated;
+      const write = this.conditionalWrite(document, changes, user);
+      if ((await tx.execute(...write.update)) !== 1) throw new Error('A locked document changed under its lock');
+      await tx.execute(...write.history);
+      return write.updated;
     });
   }
 
@@ -152,22 +159,25 @@ export class DocumentsService {
     return changes;
   }
 
-  private async writeIfUnchanged(
-    tx: SqlTransaction,
+  /**
+   * The two statements of an update: the UPDATE, conditional on the row version the change was
+   * computed from (a concurrent write makes it match no row), and the history INSERT that must
+   * land with it; plus the document as it is once both have.
+   */
+  private conditionalWrite(
     document: Document,
     changes: Partial<Record<EditableField, FieldChange>>,
     user: AuthenticatedUser,
-  ): Promise<Document | undefined> {
+  ): { update: SqlStatement; history: SqlStatement; updated: Document } {
     const fields = Object.keys(changes) as EditableField[];
     const values = Object.fromEntries(fields.map((field) => [field, changes[field]!.to])) as EditableValues;
     // updatedAt strictly increases even when two writes land in the same millisecond.
     const updatedAt = new Date(Math.max(Date.now(), document.updatedAt.getTime() + 1));
     const rowVersion = document.rowVersion + 1;
 
-    // The version check is in the WHERE clause: a concurrent write makes this match no row.
     const written: (keyof Document)[] = [...fields, 'updatedAt', 'rowVersion'];
     const assignments = written.map((field) => `${this.column(field)} = ?`);
-    const affected = await tx.execute(
+    const update: SqlStatement = [
       `UPDATE ${this.documents.metadata.tableName} SET ${assignments.join(', ')} ` +
         `WHERE ${this.column('id')} = ? AND ${this.column('rowVersion')} = ?`,
       [
@@ -177,8 +187,7 @@ export class DocumentsService {
         document.id,
         document.rowVersion,
       ],
-    );
-    if (affected !== 1) return undefined;
+    ];
 
     const entry: DocumentHistory = Object.assign(new DocumentHistory(), {
       id: randomUUID(),
@@ -189,13 +198,13 @@ export class DocumentsService {
       changes,
     });
     const driver = this.dataSource.driver;
-    await tx.execute(
+    const history: SqlStatement = [
       this.statements.insertHistory,
       this.historyEntries.metadata.columns.map((column) =>
         driver.preparePersistentValue(column.getEntityValue(entry), column),
       ),
-    );
-    return Object.assign(document, values, { updatedAt, rowVersion });
+    ];
+    return { update, history, updated: Object.assign(new Document(), document, values, { updatedAt, rowVersion }) };
   }
 
   /** The database name of a `documents` column. */
