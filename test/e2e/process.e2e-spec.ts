@@ -29,7 +29,7 @@ describe('the service process', () => {
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
     expect(cmd).toBeDefined();
     const options = productionNodeOptions();
-    // The memory bound measured by the bench depends on these (bench/README.md, "Memory").
+    // The memory bound measured by the bench depends on these (bench/README.md, "Memory and Node options").
     expect(options).toEqual(
       expect.arrayContaining([
         '--no-allocation-site-pretenuring',
