@@ -53,5 +53,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # keeps request-scoped objects in V8's young generation instead of filling the old one with garbage;
 # --max-semi-space-size=8 halves the young generation; --max-old-space-size=256 (about 4x the live
 # heap) makes V8 size its old generation for a small heap: measured ~55 MB instead of ~75 MB under the
-# same load. Peak RSS under full load is then ~145-195 MB instead of ~300. Raise the 256 only if many large request bodies must be held at once.
+# same load. Peak RSS under full load is then ~145-195 MB instead of ~300. Raise the 256 only if
+# many large request bodies must be held at once.
 CMD ["node", "--no-allocation-site-pretenuring", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/src/main.js"]

@@ -169,7 +169,7 @@ function sqliteValues(parameters: unknown[]): unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
 }
 
-type RowMapper = (row: Record<string, unknown>) => unknown;
+type RowMapper = (row: Record<string, unknown>, driver: Driver) => unknown;
 
 /** One mapper per entity metadata (rebuilt if TypeORM builds new metadata, e.g. after re-initializing). */
 const rowMappers = new WeakMap<EntityMetadata, RowMapper>();
@@ -186,17 +186,17 @@ export function entityFromRow(metadata: EntityMetadata, driver: Driver, row: Rec
       name: column.databaseName,
       property: column.propertyName,
     }));
-    mapper = (raw) => {
+    mapper = (raw, rowDriver) => {
       const entity = metadata.create() as Record<string, unknown>;
       for (const { column, name, property } of columns) {
         const value = raw[name];
-        entity[property] = value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
+        entity[property] = value === null || value === undefined ? null : rowDriver.prepareHydratedValue(value, column);
       }
       return entity;
     };
     rowMappers.set(metadata, mapper);
   }
-  return mapper(row);
+  return mapper(row, driver);
 }
 
 /** A property's value in the form the driver stores its column (JSON as text, SQLite dates as UTC text). */

@@ -1,14 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { productionNodeFlags } from '../../bench/servers.js';
 
-/** The Node options `npm run start:prod` passes ("node <options> dist/src/main.js"). */
-export function productionNodeOptions(): string[] {
-  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  const match = /^node\s+(.*?)\s*dist\/src\/main\.js$/.exec(manifest.scripts['start:prod'].trim());
-  if (!match) throw new Error(`start:prod is not "node [options] dist/src/main.js": ${manifest.scripts['start:prod']}`);
-  return match[1] ? match[1].split(/\s+/) : [];
-}
+/** The Node options `npm run start:prod` passes ("node <options> dist/src/main.js"); the bench reads them the same way. */
+export const productionNodeOptions = (): string[] => productionNodeFlags(process.cwd());
 
 export interface ServiceProcess {
   child: ChildProcess;
