@@ -3,8 +3,8 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadDatabaseConfig, loadDotEnvFile } from './src/config/app.config.js';
-import { buildDataSourceOptions } from './src/database/data-source-options.js';
+import { appDataSourceOptions } from './src/data-source.js';
 
 loadDotEnvFile();
 
-export default new DataSource(buildDataSourceOptions(loadDatabaseConfig()));
+export default new DataSource(appDataSourceOptions(loadDatabaseConfig()));

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../src/database/data-source-options.js';
+import { appDataSourceOptions } from '../src/data-source.js';
 import type { BenchConfig } from './config.js';
 import {
   DOCUMENT_COLUMNS,
@@ -50,7 +50,7 @@ export async function createMysqlSchema(config: BenchConfig): Promise<void> {
   await admin.query(`CREATE DATABASE \`${config.mysqlDatabase}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.end();
   const dataSource = new DataSource(
-    buildDataSourceOptions({
+    appDataSourceOptions({
       database: {
         type: 'mysql',
         host: config.mysqlHost,

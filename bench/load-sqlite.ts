@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../src/database/data-source-options.js';
+import { appDataSourceOptions } from '../src/data-source.js';
 import type { BenchConfig } from './config.js';
 import {
   DOCUMENT_COLUMNS,
@@ -35,7 +35,7 @@ export async function createSqliteSchema(config: BenchConfig): Promise<void> {
   mkdirSync(dirname(config.sqlitePath), { recursive: true });
   removeSqlite(config.sqlitePath);
   const dataSource = new DataSource(
-    buildDataSourceOptions({ database: { type: 'sqlite', path: config.sqlitePath }, databaseTimeoutMs: 30_000 }),
+    appDataSourceOptions({ database: { type: 'sqlite', path: config.sqlitePath }, databaseTimeoutMs: 30_000 }),
   );
   await dataSource.initialize();
   const applied = await dataSource.runMigrations({ transaction: 'each' });

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { AuthModule } from './auth/auth.module.js';
 import { appConfig } from './config/app.config.js';
+import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -11,7 +12,7 @@ import { UsersModule } from './users/users.module.js';
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, cache: true, load: [appConfig] }),
-    DatabaseModule,
+    DatabaseModule.forRoot(SCHEMA),
     UsersModule,
     AuthModule,
     DocumentsModule,

@@ -3,9 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
-import { configureApp, createFastifyAdapter, createLogger, startDraining } from './app.setup.js';
+import { configureApp, createFastifyAdapter } from './app.setup.js';
+import { createLogger } from './common/http/logger.js';
 import { ConfigError, loadAppConfig, loadDotEnvFile } from './config/app.config.js';
-import { seedDemoDataIfEmpty } from './database/seed/demo-seed.js';
+import { seedDemoDataIfEmpty } from './seed/demo-seed.js';
 
 async function bootstrap(): Promise<void> {
   loadDotEnvFile();
@@ -24,7 +25,7 @@ async function bootstrap(): Promise<void> {
     logger,
     bufferLogs: true,
   });
-  await configureApp(app, config);
+  const draining = await configureApp(app, config);
 
   if (config.jwt.generated) {
     logger.warn('JWT_SECRET is not set: using a random secret, so tokens end when the process restarts.', 'Config');
@@ -46,7 +47,7 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal} received: finishing in-flight requests`, 'Shutdown');
-    startDraining();
+    draining.start();
     setTimeout(() => {
       logger.error(`Shutdown took longer than ${config.shutdownGraceMs} ms; exiting anyway`, 'Shutdown');
       process.exit(1);

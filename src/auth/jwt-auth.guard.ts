@@ -2,7 +2,7 @@ import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/errors/error-codes.js';
-import { IS_PUBLIC } from '../common/decorators/public.decorator.js';
+import { IS_PUBLIC } from '../common/http/public.decorator.js';
 
 /** Global guard: every route needs a valid bearer token unless marked @Public(). */
 @Injectable()

@@ -1,26 +1,39 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import { appConfig } from '../config/app.config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { HotPathSql } from './hot-path-sql.js';
 import { MysqlDurabilityCheck } from './mysql-durability.check.js';
 
-/** Global: every feature module's hot path reads through the same HotPathSql. */
+/** What the composition root hands the database core: every feature's entities and the migrations. */
+export interface DatabaseSchema {
+  entities: NonNullable<DataSourceOptions['entities']>;
+  migrations: NonNullable<DataSourceOptions['migrations']>;
+}
+
+/** Global: every feature's repository reads through the same connection and SQL runner. */
 @Global()
-@Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (config: ConfigType<typeof appConfig>) => ({
-        ...buildDataSourceOptions(config),
-        migrationsRun: config.migrationsRun,
-        retryAttempts: 3,
-        retryDelay: 2000,
-      }),
-    }),
-  ],
-  providers: [MysqlDurabilityCheck, HotPathSql],
-  exports: [HotPathSql],
-})
-export class DatabaseModule {}
+@Module({})
+export class DatabaseModule {
+  static forRoot(schema: DatabaseSchema): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [appConfig.KEY],
+          useFactory: (config: ConfigType<typeof appConfig>): TypeOrmModuleOptions => ({
+            ...buildDataSourceOptions(config),
+            ...schema,
+            migrationsRun: config.migrationsRun,
+            retryAttempts: 3,
+            retryDelay: 2000,
+          }),
+        }),
+      ],
+      providers: [MysqlDurabilityCheck, HotPathSql],
+      exports: [HotPathSql],
+    };
+  }
+}

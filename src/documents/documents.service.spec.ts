@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { ENTITIES } from '../database/data-source-options.js';
+import { ENTITIES } from '../data-source.js';
 import { HotPathSql } from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsService, ifMatchSatisfied, normalizeTags } from './documents.service.js';

@@ -11,8 +11,8 @@ import { verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDatabaseConfig } from '../../src/config/app.config.js';
-import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options.js';
-import type { SeedSummary } from '../../src/database/seed/demo-seed.js';
+import { appDataSourceOptions, MIGRATIONS } from '../../src/data-source.js';
+import type { SeedSummary } from '../../src/seed/demo-seed.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
 import {
   NOTIFICATION_STATUSES,
@@ -25,9 +25,9 @@ import { createTestDatabase, databasesUnderTest, type TestDatabase } from '../su
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dist = (path: string) => join(ROOT, 'dist', path);
-const SEED = dist('src/database/seed/seed.cli.js');
-const CREATE_USER = dist('src/users/cli/create-user.cli.js');
-const DEACTIVATE_USER = dist('src/users/cli/deactivate-user.cli.js');
+const SEED = dist('src/seed/seed.cli.js');
+const CREATE_USER = dist('src/cli/create-user.cli.js');
+const DEACTIVATE_USER = dist('src/cli/deactivate-user.cli.js');
 const SEED_PASSWORD = 'Seed-Password-For-CLI-Tests-1!';
 const ARGON2_PREFIX = `$argon2id$v=19$m=${ARGON2_OPTIONS.memoryCost},t=${ARGON2_OPTIONS.timeCost},p=${ARGON2_OPTIONS.parallelism}$`;
 
@@ -67,7 +67,7 @@ function expectCleanFailure(result: Result, message: RegExp): void {
 }
 
 function openDataSource(database: TestDatabase): Promise<DataSource> {
-  return new DataSource(buildDataSourceOptions(loadDatabaseConfig({ DATABASE_URL: database.url }))).initialize();
+  return new DataSource(appDataSourceOptions(loadDatabaseConfig({ DATABASE_URL: database.url }))).initialize();
 }
 
 async function counts(dataSource: DataSource) {

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import { appConfig, loadAppConfig, type AppConfig } from '../../src/config/app.config.js';
-import { seedDemoData, type SeedSummary } from '../../src/database/seed/demo-seed.js';
+import { seedDemoData, type SeedSummary } from '../../src/seed/demo-seed.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const TEST_PASSWORD = 'Test-Password-For-E2E-1!';

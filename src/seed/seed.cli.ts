@@ -1,8 +1,8 @@
 // npm run seed [-- --json]: fills an empty database with demo data and prints who can log in.
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { ConfigError, DEVELOPMENT_SEED_PASSWORD, loadDatabaseConfig, loadDotEnvFile } from '../../config/app.config.js';
-import { buildDataSourceOptions } from '../data-source-options.js';
+import { ConfigError, DEVELOPMENT_SEED_PASSWORD, loadDatabaseConfig, loadDotEnvFile } from '../config/app.config.js';
+import { appDataSourceOptions } from '../data-source.js';
 import { SeedRefusedError, seedDemoData } from './demo-seed.js';
 
 async function main(): Promise<number> {
@@ -10,7 +10,7 @@ async function main(): Promise<number> {
   const json = process.argv.includes('--json');
   const production = process.env.NODE_ENV === 'production';
   const password = process.env.SEED_PASSWORD || (production ? undefined : DEVELOPMENT_SEED_PASSWORD);
-  const dataSource = new DataSource(buildDataSourceOptions(loadDatabaseConfig()));
+  const dataSource = new DataSource(appDataSourceOptions(loadDatabaseConfig()));
   await dataSource.initialize();
   try {
     await dataSource.runMigrations({ transaction: 'each' });

@@ -1,6 +1,6 @@
 // npm run user:deactivate -- --username NAME
 // Marks the user inactive (login refused) and bumps tokenVersion, so every token issued so far stops working.
-import { User } from '../entities/user.entity.js';
+import { User } from '../users/entities/user.entity.js';
 import { CliError, parseFlags, runCli, withUsersService } from './cli-support.js';
 
 const USAGE = 'Usage: npm run user:deactivate -- --username NAME';

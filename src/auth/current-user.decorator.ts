@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { AuthenticatedUser } from '../../auth/authenticated-user.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
 
 /** The user the JWT strategy resolved for this request. */
 export const CurrentUser = createParamDecorator(

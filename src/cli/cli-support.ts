@@ -5,13 +5,13 @@ import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { validate, type ValidationError } from 'class-validator';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { ConfigError, loadDatabaseConfig, loadDotEnvFile, type AppConfig } from '../../config/app.config.js';
-import { buildDataSourceOptions } from '../../database/data-source-options.js';
-import { HotPathSql } from '../../database/hot-path-sql.js';
-import { Role } from '../entities/role.entity.js';
-import { User } from '../entities/user.entity.js';
-import { PasswordHasher } from '../password-hasher.service.js';
-import { UsersService } from '../users.service.js';
+import { ConfigError, loadDatabaseConfig, loadDotEnvFile, type AppConfig } from '../config/app.config.js';
+import { appDataSourceOptions } from '../data-source.js';
+import { HotPathSql } from '../database/hot-path-sql.js';
+import { Role } from '../users/entities/role.entity.js';
+import { User } from '../users/entities/user.entity.js';
+import { PasswordHasher } from '../users/password-hasher.service.js';
+import { UsersService } from '../users/users.service.js';
 
 /** A failure the operator can act on: printed as one line, exit code 1 (2 for bad usage). */
 export class CliError extends Error {
@@ -108,7 +108,7 @@ function readHiddenLine(prompt: string): Promise<string> {
  */
 export async function withUsersService<T>(work: (users: UsersService, dataSource: DataSource) => Promise<T>) {
   loadDotEnvFile();
-  const dataSource = new DataSource(buildDataSourceOptions(loadDatabaseConfig()));
+  const dataSource = new DataSource(appDataSourceOptions(loadDatabaseConfig()));
   await dataSource.initialize();
   try {
     await dataSource.runMigrations({ transaction: 'each' });

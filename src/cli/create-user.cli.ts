@@ -3,9 +3,9 @@
 // (typed twice, without echo, on a terminal). Pending migrations are applied first.
 import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { Raw } from 'typeorm';
-import { MaxBytes, NoControlCharacters } from '../../common/validation/text.validators.js';
-import { Role } from '../entities/role.entity.js';
-import { User } from '../entities/user.entity.js';
+import { MaxBytes, NoControlCharacters } from '../common/validation/text.validators.js';
+import { Role } from '../users/entities/role.entity.js';
+import { User } from '../users/entities/user.entity.js';
 import {
   CliError,
   isUniqueViolation,

@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
-import type { AppConfig } from '../../config/app.config.js';
-import { DocumentType } from '../../documents/entities/document-type.entity.js';
-import { Document } from '../../documents/entities/document.entity.js';
-import { Project } from '../../documents/entities/project.entity.js';
+import type { AppConfig } from '../config/app.config.js';
+import { DocumentType } from '../documents/entities/document-type.entity.js';
+import { Document } from '../documents/entities/document.entity.js';
+import { Project } from '../documents/entities/project.entity.js';
 import {
   NOTIFICATION_STATUSES,
   NOTIFICATION_TYPES,
   Notification,
-} from '../../notifications/entities/notification.entity.js';
-import { Role } from '../../users/entities/role.entity.js';
-import { User } from '../../users/entities/user.entity.js';
-import { ARGON2_OPTIONS } from '../../users/password-hasher.service.js';
+} from '../notifications/entities/notification.entity.js';
+import { Role } from '../users/entities/role.entity.js';
+import { User } from '../users/entities/user.entity.js';
+import { ARGON2_OPTIONS } from '../users/password-hasher.service.js';
 
 export interface SeedSummary {
   users: { id: string; username: string; password: string; roles: string[] }[];

@@ -1,0 +1,27 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from './config/app.config.js';
+import { buildDataSourceOptions } from './database/data-source-options.js';
+import { DocumentHistory } from './documents/entities/document-history.entity.js';
+import { DocumentType } from './documents/entities/document-type.entity.js';
+import { Document } from './documents/entities/document.entity.js';
+import { Project } from './documents/entities/project.entity.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { NotificationCount } from './notifications/entities/notification-count.entity.js';
+import { Notification } from './notifications/entities/notification.entity.js';
+import { Role } from './users/entities/role.entity.js';
+import { User } from './users/entities/user.entity.js';
+
+/**
+ * Composition: the one list of every feature's entities and the migrations that create their
+ * tables. The database core (src/database) knows neither; the app module, the migration CLI
+ * (ormconfig.ts), the seed, the CLIs and the bench take them from here.
+ */
+export const ENTITIES = [User, Role, Project, DocumentType, Document, DocumentHistory, Notification, NotificationCount];
+export { MIGRATIONS };
+
+export const SCHEMA = { entities: ENTITIES, migrations: MIGRATIONS };
+
+/** TypeORM options for this application's schema on the configured database. */
+export function appDataSourceOptions(config: Pick<AppConfig, 'database' | 'databaseTimeoutMs'>): DataSourceOptions {
+  return { ...buildDataSourceOptions(config), ...SCHEMA };
+}
