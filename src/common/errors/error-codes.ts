@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   route_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  conflict: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
