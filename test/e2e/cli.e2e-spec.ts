@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDatabaseConfig } from '../../src/config/app.config.js';
+import { databaseConfig } from '../../src/config/configuration.js';
+import { validateEnvironment } from '../../src/config/environment.js';
 import { appDataSourceOptions, MIGRATIONS } from '../../src/data-source.js';
 import type { SeedSummary } from '../../src/seed/demo-seed.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
@@ -67,7 +68,8 @@ function expectCleanFailure(result: Result, message: RegExp): void {
 }
 
 function openDataSource(database: TestDatabase): Promise<DataSource> {
-  return new DataSource(appDataSourceOptions(loadDatabaseConfig({ DATABASE_URL: database.url }))).initialize();
+  const config = databaseConfig.build(validateEnvironment({ DATABASE_URL: database.url }));
+  return new DataSource(appDataSourceOptions(config)).initialize();
 }
 
 async function counts(dataSource: DataSource) {
