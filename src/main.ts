@@ -64,9 +64,14 @@ async function bootstrap(): Promise<void> {
   const base = publicBaseUrl(config.app.host, (app.getHttpServer().address() as AddressInfo).port);
   logger.log({ msg: `Listening on ${base} (Swagger UI at ${base}/docs)`, docs: `${base}/docs` }, 'Bootstrap');
   if (seeded) {
-    const password = demoPasswordNote(config.seed);
+    // The development default is printed so the README walkthrough can be copied; SEED_PASSWORD never is.
+    const password = config.seed.developmentDefault ? config.seed.password : undefined;
     logger.log(
-      { msg: `Demo data created: open ${base}/docs, log in with a user below and password ${password}`, password },
+      {
+        msg: `Demo data created: open ${base}/docs and log in as a user below with ${demoPasswordNote(config.seed)}`,
+        docs: `${base}/docs`,
+        password,
+      },
       'Seed',
     );
     for (const login of demoLogins(seeded)) {

@@ -198,7 +198,7 @@ export function demoLogins(summary: SeedSummary): DemoLogin[] {
   }));
 }
 
-/** The password as it may be shown: the development default is printed, a configured one never is. */
+/** The demo password as it may be shown: the development default is printed, a configured one never is. */
 export function demoPasswordNote(config: Pick<SeedConfig, 'password' | 'developmentDefault'>): string {
-  return config.developmentDefault ? config.password! : '(the value of SEED_PASSWORD)';
+  return config.developmentDefault ? `the password ${config.password}` : 'the password set in SEED_PASSWORD';
 }

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     }
     const notifications = Object.values(summary.notifications).reduce((a, b) => a + b, 0);
     console.log(`Demo data created: ${summary.documents.length} documents, ${notifications} notifications.`);
-    console.log(`Users (password for all: ${demoPasswordNote(seed)}), each with a document they may update:`);
+    console.log(`Users, all with ${demoPasswordNote(seed)}, each with a document they may update:`);
     for (const login of demoLogins(summary)) {
       console.log(`  ${login.username.padEnd(8)} ${login.roles.join(', ').padEnd(14)} document ${login.documentId}`);
     }
