@@ -122,28 +122,27 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** Runs a command's main function: prints failures as one clear message (never a stack trace) and exits. */
+/** The one line (and exit code) a failed command reports: never a stack trace. */
+export function describeFailure(command: string, error: unknown): { line: string; exitCode: number } {
+  if (error instanceof CliError) return { line: `${command}: ${error.message}`, exitCode: error.exitCode };
+  // A rule of the service refused the change (e.g. a conflict); its details are written for people.
+  if (error instanceof ApiError) return { line: `${command}: ${error.details}`, exitCode: 1 };
+  if (error instanceof ConfigError) return { line: `${command}: configuration error: ${error.message}`, exitCode: 1 };
+  // Driver errors such as ECONNREFUSED may carry only a code (an AggregateError has no message).
+  const { name, message, code } = (error instanceof Error ? error : new Error(String(error))) as Error & {
+    code?: string;
+  };
+  return { line: `${command} failed: ${name}: ${message || code || '(no message)'}`, exitCode: 1 };
+}
+
+/** Runs a command's main function: prints a failure as one clear line and exits. */
 export function runCli(command: string, main: () => Promise<void>): void {
   main().then(
     () => process.exit(0),
     (error: unknown) => {
-      if (error instanceof CliError) {
-        console.error(`${command}: ${error.message}`);
-        process.exit(error.exitCode);
-      }
-      if (error instanceof ApiError) {
-        // A rule of the service refused the change (e.g. a conflict); its details are for people.
-        console.error(`${command}: ${error.details}`);
-      } else if (error instanceof ConfigError) {
-        console.error(`${command}: configuration error: ${error.message}`);
-      } else {
-        // Driver errors such as ECONNREFUSED may carry only a code (an AggregateError has no message).
-        const { name, message, code } = (error instanceof Error ? error : new Error(String(error))) as Error & {
-          code?: string;
-        };
-        console.error(`${command} failed: ${name}: ${message || code || '(no message)'}`);
-      }
-      process.exit(1);
+      const { line, exitCode } = describeFailure(command, error);
+      console.error(line);
+      process.exit(exitCode);
     },
   );
 }
