@@ -11,8 +11,10 @@ import { UsersModule } from './users/users.module.js';
 
 @Module({
   imports: [
-    // The namespaces come from the environment validated once (src/config/configuration.ts), which
-    // also reads ./.env; ConfigService hands out those namespaces and never raw process.env.
+    // The namespaces come from the environment validated once per process (src/config/configuration.ts,
+    // which also reads ./.env); ConfigService hands out those namespaces, never raw process.env.
+    // Not forRoot's `validate`: it runs when this file is imported, on process.env only (a test could
+    // not give each app its own environment) and before main.ts can report a bad variable cleanly.
     ConfigModule.forRoot({
       isGlobal: true,
       ignoreEnvFile: true,
