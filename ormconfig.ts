@@ -2,9 +2,8 @@
 // It is built from the same validated configuration and options as the application.
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadDatabaseConfig, loadDotEnvFile } from './src/config/app.config.js';
+import { databaseConfig } from './src/config/configuration.js';
 import { appDataSourceOptions } from './src/data-source.js';
 
-loadDotEnvFile();
-
-export default new DataSource(appDataSourceOptions(loadDatabaseConfig()));
+// databaseConfig() reads ./.env and validates the environment, as the service does.
+export default new DataSource(appDataSourceOptions(databaseConfig()));

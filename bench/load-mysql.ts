@@ -51,7 +51,7 @@ export async function createMysqlSchema(config: BenchConfig): Promise<void> {
   await admin.end();
   const dataSource = new DataSource(
     appDataSourceOptions({
-      database: {
+      connection: {
         type: 'mysql',
         host: config.mysqlHost,
         port: config.mysqlPort,
@@ -59,7 +59,7 @@ export async function createMysqlSchema(config: BenchConfig): Promise<void> {
         password: config.mysqlPassword,
         database: config.mysqlDatabase,
       },
-      databaseTimeoutMs: 30_000,
+      timeoutMs: 30_000,
     }),
   );
   await dataSource.initialize();

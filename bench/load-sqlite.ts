@@ -35,7 +35,7 @@ export async function createSqliteSchema(config: BenchConfig): Promise<void> {
   mkdirSync(dirname(config.sqlitePath), { recursive: true });
   removeSqlite(config.sqlitePath);
   const dataSource = new DataSource(
-    appDataSourceOptions({ database: { type: 'sqlite', path: config.sqlitePath }, databaseTimeoutMs: 30_000 }),
+    appDataSourceOptions({ connection: { type: 'sqlite', path: config.sqlitePath }, timeoutMs: 30_000 }),
   );
   await dataSource.initialize();
   const applied = await dataSource.runMigrations({ transaction: 'each' });

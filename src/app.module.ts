@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { AuthModule } from './auth/auth.module.js';
-import { appConfig } from './config/app.config.js';
+import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
@@ -11,7 +11,16 @@ import { UsersModule } from './users/users.module.js';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, cache: true, load: [appConfig] }),
+    // The namespaces come from the environment validated once per process (src/config/configuration.ts,
+    // which also reads ./.env); ConfigService hands out those namespaces, never raw process.env.
+    // Not forRoot's `validate`: it runs when this file is imported, on process.env only (a test could
+    // not give each app its own environment) and before main.ts can report a bad variable cleanly.
+    ConfigModule.forRoot({
+      isGlobal: true,
+      ignoreEnvFile: true,
+      skipProcessEnv: true,
+      load: [...CONFIG_NAMESPACES],
+    }),
     DatabaseModule.forRoot(SCHEMA),
     UsersModule,
     AuthModule,

@@ -5,7 +5,7 @@ import { ConnectionDraining } from './common/http/draining.js';
 import { setupOpenApi } from './common/http/openapi.js';
 import { createSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
-import type { AppConfig } from './config/app.config.js';
+import type { HttpConfig } from './config/configuration.js';
 
 export { createFastifyAdapter } from './common/http/fastify-adapter.js';
 
@@ -14,7 +14,7 @@ export { createFastifyAdapter } from './common/http/fastify-adapter.js';
  * headers, request ids, body guards, the global pipe and filter, Swagger. Answers the handle
  * that SIGTERM uses to make every further response close its connection.
  */
-export async function configureApp(app: NestFastifyApplication, config: AppConfig): Promise<ConnectionDraining> {
+export async function configureApp(app: NestFastifyApplication, config: HttpConfig): Promise<ConnectionDraining> {
   const fastify = app.getHttpAdapter().getInstance();
   const securityHeaders = createSecurityHeaders();
   const draining = new ConnectionDraining();

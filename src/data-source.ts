@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import type { AppConfig } from './config/app.config.js';
+import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
 import { DocumentType } from './documents/entities/document-type.entity.js';
@@ -22,6 +22,6 @@ export { MIGRATIONS };
 export const SCHEMA = { entities: ENTITIES, migrations: MIGRATIONS };
 
 /** TypeORM options for this application's schema on the configured database. */
-export function appDataSourceOptions(config: Pick<AppConfig, 'database' | 'databaseTimeoutMs'>): DataSourceOptions {
+export function appDataSourceOptions(config: Pick<DatabaseConfig, 'connection' | 'timeoutMs'>): DataSourceOptions {
   return { ...buildDataSourceOptions(config), ...SCHEMA };
 }

@@ -4,7 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
-import { appConfig } from '../config/app.config.js';
+import { loginThrottleConfig, redisConfig } from '../config/configuration.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
@@ -22,11 +22,9 @@ import { LOGIN_BY_IP, LOGIN_BY_USERNAME, usernameTracker } from './throttling/lo
   providers: [
     {
       provide: LOGIN_THROTTLE_STORAGE,
-      inject: [appConfig.KEY],
-      useFactory: (config: ConfigType<typeof appConfig>): ResettableThrottlerStorage =>
-        config.redisUrl
-          ? new RedisThrottlerStorage(config.redisUrl, config.redisKeyPrefix)
-          : new MemoryThrottlerStorage(),
+      inject: [redisConfig.KEY],
+      useFactory: (redis: ConfigType<typeof redisConfig>): ResettableThrottlerStorage =>
+        redis.url ? new RedisThrottlerStorage(redis.url, redis.keyPrefix) : new MemoryThrottlerStorage(),
     },
   ],
   exports: [LOGIN_THROTTLE_STORAGE],
@@ -42,12 +40,11 @@ class LoginThrottleStorageModule {}
     LoginThrottleStorageModule,
     ThrottlerModule.forRootAsync({
       imports: [LoginThrottleStorageModule],
-      inject: [appConfig.KEY, LOGIN_THROTTLE_STORAGE],
+      inject: [loginThrottleConfig.KEY, LOGIN_THROTTLE_STORAGE],
       useFactory: (
-        config: ConfigType<typeof appConfig>,
+        limits: ConfigType<typeof loginThrottleConfig>,
         storage: ResettableThrottlerStorage,
       ): ThrottlerModuleOptions => {
-        const limits = config.loginThrottle;
         return {
           storage,
           setHeaders: false,

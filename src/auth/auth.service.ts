@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import { ApiError } from '../common/errors/error-codes.js';
-import { appConfig } from '../config/app.config.js';
+import { jwtConfig } from '../config/configuration.js';
 import { UserResponseDto } from '../users/dto/user-response.dto.js';
 import { PasswordHasher } from '../users/password-hasher.service.js';
 import { UsersService } from '../users/users.service.js';
@@ -19,13 +19,13 @@ export class AuthService {
   private readonly settings: ReturnType<typeof jwtSettings>;
 
   constructor(
-    @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    @Inject(jwtConfig.KEY) tokenConfig: ConfigType<typeof jwtConfig>,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
     @Inject(LOGIN_THROTTLE_STORAGE) private readonly throttleStorage: ResettableThrottlerStorage,
   ) {
-    this.settings = jwtSettings(config.jwt);
+    this.settings = jwtSettings(tokenConfig);
   }
 
   async login({ username, password }: LoginDto): Promise<LoginResponseDto> {

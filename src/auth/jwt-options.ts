@@ -1,4 +1,4 @@
-import type { JwtConfig } from '../config/app.config.js';
+import type { JwtConfig } from '../config/configuration.js';
 
 /** Claims this service puts in its tokens. */
 export interface TokenClaims {

@@ -3,7 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ApiError } from '../common/errors/error-codes.js';
-import { appConfig } from '../config/app.config.js';
+import { jwtConfig } from '../config/configuration.js';
 import { UsersService } from '../users/users.service.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 import { jwtSettings, type TokenClaims } from './jwt-options.js';
@@ -11,10 +11,10 @@ import { jwtSettings, type TokenClaims } from './jwt-options.js';
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    @Inject(jwtConfig.KEY) tokenConfig: ConfigType<typeof jwtConfig>,
     private readonly users: UsersService,
   ) {
-    const settings = jwtSettings(config.jwt);
+    const settings = jwtSettings(tokenConfig);
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
       // jsonwebtoken verifies with a KeyObject at ~30 µs instead of ~1.5 ms for a string; passport-jwt's

@@ -3,15 +3,13 @@
 import 'reflect-metadata';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { validate, type ValidationError } from 'class-validator';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { ConfigError, loadDatabaseConfig, loadDotEnvFile, type AppConfig } from '../config/app.config.js';
-import { appDataSourceOptions } from '../data-source.js';
-import { HotPathSql } from '../database/hot-path-sql.js';
-import { Role } from '../users/entities/role.entity.js';
-import { User } from '../users/entities/user.entity.js';
-import { PasswordHasher } from '../users/password-hasher.service.js';
-import { UsersService } from '../users/users.service.js';
+import { ApiError } from '../common/errors/error-codes.js';
+import { ConfigError } from '../config/config-error.js';
+import { CliModule } from './cli.module.js';
 
 /** A failure the operator can act on: printed as one line, exit code 1 (2 for bad usage). */
 export class CliError extends Error {
@@ -103,27 +101,17 @@ function readHiddenLine(prompt: string): Promise<string> {
 }
 
 /**
- * Opens the database named by DATABASE_URL (./.env is read first, real variables win), applies
- * pending migrations, runs `work` with a UsersService outside the Nest container, and closes.
+ * Runs `work` in a Nest application context (no HTTP server) on the database named by DATABASE_URL
+ * (./.env is read first, real variables win), after applying pending migrations, and closes it.
+ * Nest's own logging is off: a command prints only its result or one error line.
  */
-export async function withUsersService<T>(work: (users: UsersService, dataSource: DataSource) => Promise<T>) {
-  loadDotEnvFile();
-  const dataSource = new DataSource(appDataSourceOptions(loadDatabaseConfig()));
-  await dataSource.initialize();
+export async function withCliContext<T>(work: (context: INestApplicationContext) => Promise<T>): Promise<T> {
+  const context = await NestFactory.createApplicationContext(CliModule, { logger: false, abortOnError: false });
   try {
-    await dataSource.runMigrations({ transaction: 'each' });
-    // The hasher reads only passwordHashConcurrency from the app configuration; one hash at a time here.
-    const hasher = new PasswordHasher({ passwordHashConcurrency: 1 } as AppConfig);
-    const users = new UsersService(
-      dataSource.getRepository(User),
-      dataSource.getRepository(Role),
-      hasher,
-      dataSource,
-      new HotPathSql(dataSource),
-    );
-    return await work(users, dataSource);
+    await context.get(DataSource).runMigrations({ transaction: 'each' });
+    return await work(context);
   } finally {
-    await dataSource.destroy();
+    await context.close();
   }
 }
 
@@ -134,25 +122,27 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** Runs a command's main function: prints failures as one clear message (never a stack trace) and exits. */
+/** The one line (and exit code) a failed command reports: never a stack trace. */
+export function describeFailure(command: string, error: unknown): { line: string; exitCode: number } {
+  if (error instanceof CliError) return { line: `${command}: ${error.message}`, exitCode: error.exitCode };
+  // A rule of the service refused the change (e.g. a conflict); its details are written for people.
+  if (error instanceof ApiError) return { line: `${command}: ${error.details}`, exitCode: 1 };
+  if (error instanceof ConfigError) return { line: `${command}: configuration error: ${error.message}`, exitCode: 1 };
+  // Driver errors such as ECONNREFUSED may carry only a code (an AggregateError has no message).
+  const { name, message, code } = (error instanceof Error ? error : new Error(String(error))) as Error & {
+    code?: string;
+  };
+  return { line: `${command} failed: ${name}: ${message || code || '(no message)'}`, exitCode: 1 };
+}
+
+/** Runs a command's main function: prints a failure as one clear line and exits. */
 export function runCli(command: string, main: () => Promise<void>): void {
   main().then(
     () => process.exit(0),
     (error: unknown) => {
-      if (error instanceof CliError) {
-        console.error(`${command}: ${error.message}`);
-        process.exit(error.exitCode);
-      }
-      if (error instanceof ConfigError) {
-        console.error(`${command}: configuration error: ${error.message}`);
-      } else {
-        // Driver errors such as ECONNREFUSED may carry only a code (an AggregateError has no message).
-        const { name, message, code } = (error instanceof Error ? error : new Error(String(error))) as Error & {
-          code?: string;
-        };
-        console.error(`${command} failed: ${name}: ${message || code || '(no message)'}`);
-      }
-      process.exit(1);
+      const { line, exitCode } = describeFailure(command, error);
+      console.error(line);
+      process.exit(exitCode);
     },
   );
 }

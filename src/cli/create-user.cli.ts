@@ -2,10 +2,11 @@
 // The password comes from NEW_USER_PASSWORD when set, else from the first line of standard input
 // (typed twice, without echo, on a terminal). Pending migrations are applied first.
 import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
-import { Raw } from 'typeorm';
+import { DataSource, Raw } from 'typeorm';
 import { MaxBytes, NoControlCharacters } from '../common/validation/text.validators.js';
 import { Role } from '../users/entities/role.entity.js';
 import { User } from '../users/entities/user.entity.js';
+import { UsersService } from '../users/users.service.js';
 import {
   CliError,
   isUniqueViolation,
@@ -13,7 +14,7 @@ import {
   readPassword,
   runCli,
   validateInput,
-  withUsersService,
+  withCliContext,
 } from './cli-support.js';
 
 const USAGE = `Usage: npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
@@ -87,7 +88,8 @@ async function main(): Promise<void> {
   input.password = await readPassword('NEW_USER_PASSWORD');
   await validateInput(input);
 
-  await withUsersService(async (users, dataSource) => {
+  await withCliContext(async (context) => {
+    const dataSource = context.get(DataSource);
     const existingRoles = (await dataSource.getRepository(Role).find({ order: { name: 'ASC' } })).map(
       (role) => role.name,
     );
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
     }
 
     try {
-      const user = await users.create(input);
+      const user = await context.get(UsersService).create(input);
       console.log(
         `Created user ${user.username} (id ${user.id}) with roles: ${input.roleNames.join(', ') || '(none)'}.`,
       );

@@ -2,7 +2,7 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
-import { appConfig } from '../config/app.config.js';
+import { databaseConfig } from '../config/configuration.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { HotPathSql } from './hot-path-sql.js';
 import { MysqlDurabilityCheck } from './mysql-durability.check.js';
@@ -22,8 +22,8 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          inject: [appConfig.KEY],
-          useFactory: (config: ConfigType<typeof appConfig>): TypeOrmModuleOptions => ({
+          inject: [databaseConfig.KEY],
+          useFactory: (config: ConfigType<typeof databaseConfig>): TypeOrmModuleOptions => ({
             ...buildDataSourceOptions(config),
             ...schema,
             migrationsRun: config.migrationsRun,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
-import type { AppConfig } from '../config/app.config.js';
+import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../documents/entities/document-type.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
 import { Project } from '../documents/entities/project.entity.js';
@@ -176,8 +176,29 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
 /** Used by `SEED_DEMO=true` at start-up: seeds only a database without users. */
 export async function seedDemoDataIfEmpty(
   dataSource: DataSource,
-  config: Pick<AppConfig, 'seedPassword'>,
+  config: Pick<SeedConfig, 'password'>,
 ): Promise<SeedSummary | undefined> {
   if ((await dataSource.getRepository(User).count()) > 0) return undefined;
-  return seedDemoData(dataSource, config.seedPassword);
+  return seedDemoData(dataSource, config.password);
+}
+
+export interface DemoLogin {
+  username: string;
+  roles: string[];
+  /** A document this user may update: their own first one, else (admin, editor) the first of all. */
+  documentId: string;
+}
+
+/** What a person needs to try the API with the demo data: who can log in and a document to update. */
+export function demoLogins(summary: SeedSummary): DemoLogin[] {
+  return summary.users.map((user) => ({
+    username: user.username,
+    roles: user.roles,
+    documentId: (summary.documents.find((document) => document.uploadedBy === user.id) ?? summary.documents[0]).id,
+  }));
+}
+
+/** The demo password as it may be shown: the development default is printed, a configured one never is. */
+export function demoPasswordNote(config: Pick<SeedConfig, 'password' | 'developmentDefault'>): string {
+  return config.developmentDefault ? `the password ${config.password}` : 'the password set in SEED_PASSWORD';
 }

@@ -1,38 +1,32 @@
 // npm run seed [-- --json]: fills an empty database with demo data and prints who can log in.
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { ConfigError, DEVELOPMENT_SEED_PASSWORD, loadDatabaseConfig, loadDotEnvFile } from '../config/app.config.js';
-import { appDataSourceOptions } from '../data-source.js';
-import { SeedRefusedError, seedDemoData } from './demo-seed.js';
+import { withCliContext } from '../cli/cli-support.js';
+import { ConfigError } from '../config/config-error.js';
+import { seedConfig } from '../config/configuration.js';
+import { demoLogins, demoPasswordNote, SeedRefusedError, seedDemoData } from './demo-seed.js';
 
-async function main(): Promise<number> {
-  loadDotEnvFile();
+async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  const production = process.env.NODE_ENV === 'production';
-  const password = process.env.SEED_PASSWORD || (production ? undefined : DEVELOPMENT_SEED_PASSWORD);
-  const dataSource = new DataSource(appDataSourceOptions(loadDatabaseConfig()));
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-    const summary = await seedDemoData(dataSource, password);
-    if (!json) {
-      console.log('Demo data created. Users (all with the same password):');
-      for (const user of summary.users) console.log(`  ${user.username.padEnd(8)} roles: ${user.roles.join(', ')}`);
-      console.log(`  password: ${production ? '(SEED_PASSWORD)' : summary.users[0].password}`);
-      console.log(
-        `Documents: ${summary.documents.length}, notifications: ${Object.values(summary.notifications).reduce((a, b) => a + b, 0)}`,
-      );
-    } else {
+  await withCliContext(async (context) => {
+    const seed = context.get<ReturnType<typeof seedConfig>>(seedConfig.KEY);
+    const summary = await seedDemoData(context.get(DataSource), seed.password);
+    if (json) {
       console.log(JSON.stringify(summary));
+      return;
     }
-    return 0;
-  } finally {
-    await dataSource.destroy();
-  }
+    const notifications = Object.values(summary.notifications).reduce((a, b) => a + b, 0);
+    console.log(`Demo data created: ${summary.documents.length} documents, ${notifications} notifications.`);
+    console.log(`Users, all with ${demoPasswordNote(seed)}, each with a document they may update:`);
+    for (const login of demoLogins(summary)) {
+      console.log(`  ${login.username.padEnd(8)} ${login.roles.join(', ').padEnd(14)} document ${login.documentId}`);
+    }
+    console.log('Try them in Swagger UI at /docs of the running service (npm start, http://localhost:3000/docs).');
+  });
 }
 
 main().then(
-  (code) => process.exit(code),
+  () => process.exit(0),
   (error: unknown) => {
     if (error instanceof SeedRefusedError || error instanceof ConfigError) {
       console.error(`Seed refused: ${error.message}`);

@@ -1,10 +1,10 @@
 import { hash } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
-import { loadAppConfig } from '../config/app.config.js';
+import { buildConfiguration } from '../config/configuration.js';
 import { ARGON2_OPTIONS, PasswordHasher } from './password-hasher.service.js';
 
 describe('PasswordHasher', () => {
-  const hasher = new PasswordHasher(loadAppConfig({ PASSWORD_HASH_CONCURRENCY: '1' }));
+  const hasher = new PasswordHasher(buildConfiguration({ PASSWORD_HASH_CONCURRENCY: '1' }).passwordHash);
 
   it('hashes with argon2id at the configured cost', async () => {
     const stored = await hasher.hash('correct horse');

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { hash, verify } from '@node-rs/argon2';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { appConfig } from '../config/app.config.js';
+import { passwordHashConfig } from '../config/configuration.js';
 import { lowerThreadPoolPriority } from './thread-pool-priority.js';
 
 /** OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane. @node-rs/argon2 defaults to argon2id. */
@@ -20,13 +20,13 @@ export class PasswordHasher implements OnModuleInit {
   /** Verified against when a username is unknown, so that path costs as much as a wrong password. */
   private readonly dummyHash: Promise<string>;
 
-  constructor(@Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>) {
-    this.limit = pLimit(config.passwordHashConcurrency);
+  constructor(@Inject(passwordHashConfig.KEY) private readonly config: ConfigType<typeof passwordHashConfig>) {
+    this.limit = pLimit(config.concurrency);
     this.dummyHash = hash('dummy-password-for-timing-equalisation', ARGON2_OPTIONS);
   }
 
   async onModuleInit(): Promise<void> {
-    const niceness = this.config.passwordHashNiceness;
+    const niceness = this.config.niceness;
     const lowered = await lowerThreadPoolPriority(niceness);
     if (niceness > 0 && lowered === 0) {
       this.logger.warn("Could not lower the hashing threads' priority; a login flood may delay other requests");

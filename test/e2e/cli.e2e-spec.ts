@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { verify } from '@node-rs/argon2';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDatabaseConfig } from '../../src/config/app.config.js';
+import { databaseConfig } from '../../src/config/configuration.js';
+import { validateEnvironment } from '../../src/config/environment.js';
 import { appDataSourceOptions, MIGRATIONS } from '../../src/data-source.js';
 import type { SeedSummary } from '../../src/seed/demo-seed.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
@@ -67,7 +68,8 @@ function expectCleanFailure(result: Result, message: RegExp): void {
 }
 
 function openDataSource(database: TestDatabase): Promise<DataSource> {
-  return new DataSource(appDataSourceOptions(loadDatabaseConfig({ DATABASE_URL: database.url }))).initialize();
+  const config = databaseConfig.build(validateEnvironment({ DATABASE_URL: database.url }));
+  return new DataSource(appDataSourceOptions(config)).initialize();
 }
 
 async function counts(dataSource: DataSource) {
@@ -230,6 +232,7 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
     let database: TestDatabase;
     let dataSource: DataSource;
     let env: Record<string, string>;
+    let seededOutput: string;
     const createUser = (args: string[], input = '', extraEnv: Record<string, string> = {}) =>
       run([CREATE_USER, ...args], { ...env, ...extraEnv }, input);
     const deactivateUser = (username: string) => run([DEACTIVATE_USER, '--username', username], env);
@@ -244,11 +247,27 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
       env = { DATABASE_URL: database.url, NODE_ENV: 'production' };
       const seeded = await run([SEED], { ...env, SEED_PASSWORD }); // the roles admin, editor and user
       if (seeded.code !== 0) throw new Error(`the seed failed: ${seeded.stderr}`);
+      seededOutput = seeded.stdout;
       dataSource = await openDataSource(database);
     });
     afterAll(async () => {
       await dataSource?.destroy();
       await database?.drop();
+    });
+
+    it('seed (without --json) lists each demo user with a document id, and never prints SEED_PASSWORD', async () => {
+      const users = await dataSource.getRepository(User).find();
+      for (const user of users) {
+        expect(seededOutput).toMatch(new RegExp(`^  ${user.username} .* document [0-9a-f-]{36}$`, 'm'));
+      }
+      expect(seededOutput).toContain('the password set in SEED_PASSWORD');
+      expect(seededOutput).not.toContain(SEED_PASSWORD);
+    });
+
+    it('runs in production without a JWT key, and refuses a bad variable naming it', async () => {
+      // env has NODE_ENV=production and no JWT_SECRET: the tools load only the configuration they use.
+      const result = await run([DEACTIVATE_USER, '--username', 'nobody'], { ...env, DB_TIMEOUT_MS: 'soon' });
+      expectCleanFailure(result, /user:deactivate: configuration error: DB_TIMEOUT_MS must be an integer, got "soon"/);
     });
 
     it('creates a user with the password from standard input, hashed with argon2id', async () => {

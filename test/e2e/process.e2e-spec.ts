@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
+import { DEVELOPMENT_SEED_PASSWORD } from '../../src/config/configuration.js';
 import { productionNodeOptions, startServiceProcess } from '../support/service-process.js';
 
 // These run the built entry point (dist/src/main.js, built by the e2e global setup) as a real process.
@@ -16,6 +18,27 @@ const baseEnv = () => ({
   LOGIN_RATE_LIMIT_PER_IP: '1000',
   LOGIN_RATE_LIMIT_PER_USERNAME: '1000',
 });
+
+type LogEntry = Record<string, unknown>;
+
+/** Every line of the service's stdout, parsed; a line that is not JSON fails the parse. */
+const logEntries = (stdout: string): LogEntry[] =>
+  stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as LogEntry;
+      } catch {
+        throw new Error(`a log line is not JSON: ${line}`);
+      }
+    });
+
+/** The demo logins main.ts prints after seeding: one line per user with a document they may update. */
+const demoLogins = (entries: LogEntry[]) =>
+  entries
+    .filter((entry) => entry.context === 'Seed' && typeof entry.username === 'string')
+    .map((entry) => ({ username: entry.username as string, documentId: entry.documentId as string }));
 
 const postLogin = (url: string, username: string, password: string) =>
   fetch(`${url}/api/auth/login`, {
@@ -80,6 +103,92 @@ describe('the service process', () => {
     expect(typeof completed!.responseTime).toBe('number');
     const incoming = entries.find((entry) => entry.reqId === 'trace-me-1' && entry.msg === 'incoming request');
     expect(incoming).toMatchObject({ req: { method: 'GET', path: '/api/notifications' } });
+  });
+
+  it('writes one log format: every stdout line is pino JSON, and the lines of a request carry its id', async () => {
+    const env = { ...baseEnv(), LOG_LEVEL: 'info', DB_TIMEOUT_MS: '100' };
+    const service = await startServiceProcess(env);
+    const login = await postLogin(service.url, 'alice', SEED_PASSWORD);
+    const { token } = (await login.json()) as { token: string };
+    const [aliceLogin] = demoLogins(logEntries(service.stdout())).filter((entry) => entry.username === 'alice');
+
+    // Another connection holds SQLite's write lock longer than DB_TIMEOUT_MS: the update answers 503,
+    // and the error filter logs it (a Nest log line inside a request).
+    const lock = await new DataSource({
+      type: 'better-sqlite3',
+      database: env.DATABASE_URL.slice('sqlite:'.length),
+    }).initialize();
+    await lock.query('BEGIN EXCLUSIVE');
+    let status: number;
+    try {
+      const update = await fetch(`${service.url}/api/documents/${aliceLogin.documentId}`, {
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'x-request-id': 'locked-update-1',
+        },
+        body: JSON.stringify({ title: 'while locked' }),
+      });
+      status = update.status;
+    } finally {
+      await lock.query('ROLLBACK');
+      await lock.destroy();
+    }
+    expect(status).toBe(503);
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    const entries = logEntries(service.stdout());
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) });
+    }
+    // Nest's lines (start-up, seed, shutdown) and Fastify's are the same format.
+    expect(entries).toContainEqual(expect.objectContaining({ level: 30, context: 'NestApplication' }));
+    expect(entries).toContainEqual(expect.objectContaining({ level: 30, context: 'Shutdown' }));
+    const request = entries.filter((entry) => JSON.stringify(entry).includes('locked-update-1'));
+    expect(request.map((entry) => [entry.msg, entry.reqId])).toEqual([
+      ['incoming request', 'locked-update-1'],
+      ['request failed', 'locked-update-1'],
+      ['request completed', 'locked-update-1'],
+    ]);
+    expect(request[1]).toMatchObject({ level: 50, status: 503, err: { code: 'SQLITE_BUSY' } });
+    expect(service.stdout()).not.toContain(token);
+  });
+
+  it('with SEED_DEMO on a fresh database, prints /docs, the demo users, the development password and a document each can update', async () => {
+    const { SEED_PASSWORD: _explicit, ...env } = { ...baseEnv(), LOG_LEVEL: 'info' };
+    const service = await startServiceProcess(env);
+    try {
+      const entries = logEntries(service.stdout());
+      const announcement = entries.find((entry) => entry.context === 'Seed' && entry.password !== undefined);
+      expect(announcement).toMatchObject({ password: DEVELOPMENT_SEED_PASSWORD });
+      expect(announcement!.msg).toContain(`${service.url}/docs`);
+      expect(announcement!.msg).toContain(DEVELOPMENT_SEED_PASSWORD);
+      expect((await fetch(`${service.url}/docs`)).status).toBe(200);
+
+      const logins = demoLogins(entries);
+      expect(logins.map((login) => login.username)).toEqual(['admin', 'alice', 'bob', 'erin']);
+      for (const { username, documentId } of logins) {
+        // What a reader copies from the log: the username, the password and the document id.
+        const login = await postLogin(service.url, username, announcement!.password as string);
+        expect(login.status).toBe(200);
+        const { token } = (await login.json()) as { token: string };
+        const update = await fetch(`${service.url}/api/documents/${documentId}`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `Edited by ${username}` }),
+        });
+        expect(update.status).toBe(200);
+        expect(((await update.json()) as { document: { id: string; title: string } }).document).toMatchObject({
+          id: documentId,
+          title: `Edited by ${username}`,
+        });
+      }
+    } finally {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
   });
 
   it('on SIGTERM finishes in-flight requests, then exits 0 and stops accepting', async () => {

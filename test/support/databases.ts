@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import { parseDatabaseUrl } from '../../src/config/app.config.js';
+import { parseDatabaseUrl } from '../../src/config/database-url.js';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 

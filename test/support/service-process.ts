@@ -8,7 +8,10 @@ export const productionNodeOptions = (): string[] => productionNodeFlags(process
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
+  /** stdout and stderr as they arrived. */
   output(): string;
+  /** stdout alone: the service's log lines. */
+  stdout(): string;
   exited: Promise<number | null>;
 }
 
@@ -31,11 +34,15 @@ export async function freePort(): Promise<number> {
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
+  let stdout = '';
   const child = spawn(process.execPath, [...productionNodeOptions(), 'dist/src/main.js'], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
@@ -53,5 +60,5 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, url, output: () => output, exited };
+  return { child, url, output: () => output, stdout: () => stdout, exited };
 }

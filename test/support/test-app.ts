@@ -5,7 +5,9 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
-import { appConfig, loadAppConfig, type AppConfig } from '../../src/config/app.config.js';
+import type { FastifyInstance } from 'fastify';
+import { createNestLogger } from '../../src/common/http/logger.js';
+import { buildConfiguration, CONFIG_NAMESPACES, type Configuration } from '../../src/config/configuration.js';
 import { seedDemoData, type SeedSummary } from '../../src/seed/demo-seed.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
@@ -16,7 +18,7 @@ export interface TestApp {
   app: NestFastifyApplication;
   /** Base URL on 127.0.0.1; tests talk real HTTP to it. */
   url: string;
-  config: AppConfig;
+  config: Configuration;
   env: Record<string, string>;
   dataSource: DataSource;
   database: TestDatabase;
@@ -31,14 +33,19 @@ export interface TestApp {
 
 async function startApp(
   env: Record<string, string>,
-): Promise<{ app: NestFastifyApplication; url: string; config: AppConfig }> {
-  const config = loadAppConfig(env);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-    .overrideProvider(appConfig.KEY)
-    .useValue(config)
-    .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-  await configureApp(app, config);
+): Promise<{ app: NestFastifyApplication; url: string; config: Configuration }> {
+  // This app's own environment, validated as main.ts validates process.env; every config namespace
+  // is overridden with it, so apps in one test process never share (or touch) process.env.
+  const config = buildConfiguration(env);
+  const builder = Test.createTestingModule({ imports: [AppModule] });
+  for (const namespace of CONFIG_NAMESPACES)
+    builder.overrideProvider(namespace.KEY).useValue(config[namespace.namespace]);
+  const moduleRef = await builder.compile();
+  const adapter = createFastifyAdapter(config);
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(adapter, {
+    logger: createNestLogger(adapter.getInstance<FastifyInstance>()),
+  });
+  await configureApp(app, config.http);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${address.port}`, config };

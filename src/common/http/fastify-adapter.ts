@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
-import type { AppConfig } from '../../config/app.config.js';
+import type { Configuration } from '../../config/configuration.js';
+import { pinoOptions } from './logger.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -28,13 +29,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy();
 }
 
-export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
+export function createFastifyAdapter(config: Pick<Configuration, 'http' | 'logging'>): FastifyAdapter {
   return new FastifyAdapter({
-    bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: config.http.trustProxy,
     // Covers the whole route lifecycle (guards included), so a database that hangs rather than
     // refusing connections still gets the client a 503 in bounded time.
-    handlerTimeout: config.requestTimeoutMs,
+    handlerTimeout: config.http.requestTimeoutMs,
     // Nest's closing hook would answer 503 in its own body shape; stop accepting instead.
     return503OnClosing: false,
     // Accept a caller's X-Request-Id when it is safe to log, else make one.
@@ -43,21 +44,8 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    logger:
-      config.logLevel === 'silent'
-        ? false
-        : {
-            level: config.logLevel,
-            // Request logs carry method, path, status and latency only: no headers, no bodies, no query.
-            serializers: {
-              req: (request: { method: string; url: string }) => ({
-                method: request.method,
-                path: request.url.split('?')[0],
-              }),
-              res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
-            },
-            redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
-          },
+    // The one logger of the process: Nest writes through it too (createNestLogger).
+    logger: pinoOptions(config.logging.level),
     routerOptions: { ignoreTrailingSlash: false },
     clientErrorHandler: answerClientError,
     // Router-level rejections (undecodable URL, over-long path parameter) get the same shape.

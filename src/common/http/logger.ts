@@ -1,13 +1,84 @@
-import { ConsoleLogger } from '@nestjs/common';
-import type { AppConfig } from '../../config/app.config.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LoggerService } from '@nestjs/common';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { LogLevel } from '../../config/environment.js';
 
-export function createLogger(config: AppConfig): ConsoleLogger {
-  const levels = { fatal: ['fatal'], error: ['fatal', 'error'], warn: ['fatal', 'error', 'warn'] } as const;
-  return new ConsoleLogger({
-    json: true,
-    logLevels:
-      config.logLevel === 'silent'
-        ? []
-        : [...(levels[config.logLevel as keyof typeof levels] ?? ['fatal', 'error', 'warn', 'log'])],
-  });
+/**
+ * Fastify's pino logger is the service's only log writer: one JSON line per event, with a numeric
+ * pino `level` and `time`. Request logs carry method, path, status and latency only: no headers,
+ * no bodies, no query string.
+ */
+export function pinoOptions(level: LogLevel): NonNullable<Exclude<FastifyServerOptions['logger'], boolean>> {
+  return {
+    level,
+    serializers: {
+      req: (request: { method: string; url: string }) => ({
+        method: request.method,
+        path: request.url.split('?')[0],
+      }),
+      res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+    },
+    redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
+  };
+}
+
+/** The logger of the request being handled (Fastify's child logger, bound to its reqId). */
+const requestLogger = new AsyncLocalStorage<FastifyBaseLogger>();
+
+type PinoLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * Nest's LoggerService written through Fastify's pino instance, so Nest's lines have the same
+ * format as Fastify's. A line logged while a request is handled goes through that request's child
+ * logger and so carries its reqId; a message object that names its own reqId is written as is.
+ */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly root: FastifyBaseLogger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: PinoLevel, message: unknown, params: unknown[]): void {
+    // Nest passes the context last; error() may pass a stack before it, which is left out: no stack
+    // traces in logs.
+    const last = params.at(-1);
+    const context = typeof last === 'string' ? last : undefined;
+    let fields: Record<string, unknown>;
+    if (message instanceof Error) {
+      fields = { msg: message.message, err: { type: message.name } };
+    } else if (message !== null && typeof message === 'object') {
+      fields = { ...(message as Record<string, unknown>) };
+    } else {
+      fields = { msg: String(message) };
+    }
+    const { msg, ...rest } = fields;
+    const logger = 'reqId' in rest ? this.root : (requestLogger.getStore() ?? this.root);
+    logger[level]({ context, ...rest }, typeof msg === 'string' ? msg : undefined);
+  }
+}
+
+/**
+ * Nest's logger for an app on this Fastify instance. The hook runs once the body is parsed, just
+ * before Nest's own handling (guards, pipes, controller, exception filter), which then all run in
+ * the request's logging context.
+ */
+export function createNestLogger(fastify: FastifyInstance): PinoNestLogger {
+  fastify.addHook('preHandler', (request, _reply, done) => requestLogger.run(request.log, done));
+  return new PinoNestLogger(fastify.log);
 }

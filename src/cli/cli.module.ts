@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { databaseConfig, passwordHashConfig, seedConfig } from '../config/configuration.js';
+import { SCHEMA } from '../data-source.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { UsersModule } from '../users/users.module.js';
+
+/**
+ * What the command-line tools need: the database, the users service and the seed settings. No HTTP
+ * and no JWT keys, so they run in production without JWT_SECRET.
+ */
+@Module({
+  imports: [
+    ConfigModule.forRoot({
+      isGlobal: true,
+      ignoreEnvFile: true,
+      skipProcessEnv: true,
+      load: [databaseConfig, passwordHashConfig, seedConfig],
+    }),
+    DatabaseModule.forRoot(SCHEMA),
+    UsersModule,
+  ],
+})
+export class CliModule {}

@@ -1,0 +1,147 @@
+import { registerAs, type ConfigType } from '@nestjs/config';
+import {
+  processEnvironmentVariables,
+  validateEnvironment,
+  type EnvironmentVariables,
+  type LogLevel,
+} from './environment.js';
+import { loadJwtKeys } from './jwt-keys.js';
+
+/** Development-only default for the demo users; never accepted in production. */
+export const DEVELOPMENT_SEED_PASSWORD = 'ChangeMe-Dev-Only-2026!';
+
+/**
+ * One Nest config namespace (inject with `@Inject(x.KEY) config: ConfigType<typeof x>`), derived
+ * from the validated environment. Called by ConfigModule, or directly (main.ts, the migration CLI),
+ * it derives its value from this process's environment once and hands out that same object after.
+ * `build` derives it from any validated environment (the tests' private ones).
+ */
+function configNamespace<const Name extends string, T extends object>(
+  name: Name,
+  build: (env: EnvironmentVariables) => T,
+) {
+  let value: T | undefined;
+  return Object.assign(
+    registerAs(name, (): T => (value ??= build(processEnvironmentVariables()))),
+    { namespace: name, build },
+  );
+}
+
+export const appConfig = configNamespace('app', (env) => ({
+  nodeEnv: env.NODE_ENV,
+  host: env.HOST,
+  port: env.PORT,
+  /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
+  shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+}));
+
+export const loggingConfig = configNamespace('logging', (env) => ({
+  level: env.LOG_LEVEL ?? ((env.NODE_ENV === 'test' ? 'warn' : 'info') as LogLevel),
+}));
+
+export const httpConfig = configNamespace('http', (env) => ({
+  corsOrigins: env.CORS_ORIGINS,
+  bodyLimitBytes: env.BODY_LIMIT_BYTES,
+  /** Trust X-Forwarded-For from a reverse proxy to find the client address. */
+  trustProxy: env.TRUST_PROXY,
+  /** Longest a request may take before it is answered 503 (a hung database must not hang clients). */
+  requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+}));
+
+export const databaseConfig = configNamespace('database', (env) => ({
+  connection: env.DATABASE_URL,
+  /** Statement/connection timeout towards the database, in milliseconds. */
+  timeoutMs: env.DB_TIMEOUT_MS,
+  /** Run pending migrations when the service starts (always on for SQLite). */
+  migrationsRun: env.DB_MIGRATIONS_RUN || env.DATABASE_URL.type === 'sqlite',
+}));
+
+export const jwtConfig = configNamespace('jwt', (env) => ({
+  ...loadJwtKeys(env, env.NODE_ENV === 'production'),
+  expiresInSeconds: env.JWT_EXPIRES_IN,
+  issuer: env.JWT_ISSUER,
+  audience: env.JWT_AUDIENCE,
+}));
+
+export const passwordHashConfig = configNamespace('passwordHash', (env) => ({
+  /** How many argon2 hashes may run at once (each takes one libuv thread and 19 MiB). */
+  concurrency: env.PASSWORD_HASH_CONCURRENCY,
+  /** Nice value for libuv's pool threads where hashing runs (Linux; 0 leaves them alone). */
+  niceness: env.PASSWORD_HASH_NICENESS,
+}));
+
+export const loginThrottleConfig = configNamespace('loginThrottle', (env) => ({
+  /** Attempts per client address per window. */
+  ipLimit: env.LOGIN_RATE_LIMIT_PER_IP,
+  ipWindowSeconds: env.LOGIN_RATE_WINDOW_PER_IP_SECONDS,
+  /** Attempts per username per window; a successful login resets it. */
+  usernameLimit: env.LOGIN_RATE_LIMIT_PER_USERNAME,
+  usernameWindowSeconds: env.LOGIN_RATE_WINDOW_PER_USERNAME_SECONDS,
+}));
+
+export const redisConfig = configNamespace('redis', (env) => ({
+  /** Shared throttling counters across instances; in memory when unset. */
+  url: env.REDIS_URL,
+  /** Prefix of every key this service writes to Redis (several deployments can share one Redis). */
+  keyPrefix: env.REDIS_KEY_PREFIX,
+}));
+
+/** The one place of the seed password rule: SEED_PASSWORD, else the development default outside production. */
+export const seedConfig = configNamespace('seed', (env) => {
+  const developmentDefault = env.SEED_PASSWORD === undefined && env.NODE_ENV !== 'production';
+  return {
+    /** Undefined in production without SEED_PASSWORD: seeding is then refused. */
+    password: developmentDefault ? DEVELOPMENT_SEED_PASSWORD : env.SEED_PASSWORD,
+    /** True when the password is the documented development default (safe to print). */
+    developmentDefault,
+    /** Seed demo data at start-up when the database has no users. */
+    demo: env.SEED_DEMO,
+  };
+});
+
+export const CONFIG_NAMESPACES = [
+  appConfig,
+  loggingConfig,
+  httpConfig,
+  databaseConfig,
+  jwtConfig,
+  passwordHashConfig,
+  loginThrottleConfig,
+  redisConfig,
+  seedConfig,
+] as const;
+
+type Namespace = (typeof CONFIG_NAMESPACES)[number];
+
+/** The whole configuration, one property per namespace. */
+export type Configuration = { [N in Namespace as N['namespace']]: ConfigType<N> };
+
+export type AppConfig = ConfigType<typeof appConfig>;
+export type LoggingConfig = ConfigType<typeof loggingConfig>;
+export type HttpConfig = ConfigType<typeof httpConfig>;
+export type DatabaseConfig = ConfigType<typeof databaseConfig>;
+export type JwtConfig = ConfigType<typeof jwtConfig>;
+export type PasswordHashConfig = ConfigType<typeof passwordHashConfig>;
+export type LoginThrottleConfig = ConfigType<typeof loginThrottleConfig>;
+export type RedisConfig = ConfigType<typeof redisConfig>;
+export type SeedConfig = ConfigType<typeof seedConfig>;
+
+function assemble(value: (namespace: Namespace) => object): Configuration {
+  return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;
+}
+
+/**
+ * This process's configuration: every namespace, from the environment read and validated once.
+ * main.ts calls it before the app exists (the Fastify adapter needs the body limit and the logger
+ * level first); ConfigModule's factories then hand the app these same objects, so nothing is parsed
+ * twice. Throws ConfigError naming the variable.
+ */
+export function loadConfiguration(): Configuration {
+  return assemble((ns) => ns());
+}
+
+/** The configuration of an explicit environment map, leaving process.env alone (tests, one per app). */
+export function buildConfiguration(env: Record<string, string | undefined>): Configuration {
+  const variables = validateEnvironment(env);
+  return assemble((ns) => ns.build(variables));
+}

@@ -1,0 +1,213 @@
+import { availableParallelism } from 'node:os';
+import { applyDecorators } from '@nestjs/common';
+import { Expose, plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  ValidateBy,
+  validateSync,
+  type ValidationArguments,
+} from 'class-validator';
+import { ConfigError } from './config-error.js';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl, type DatabaseConnection } from './database-url.js';
+
+export const NODE_ENVS = ['development', 'production', 'test'] as const;
+export type NodeEnv = (typeof NODE_ENVS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A variable set to the empty string counts as unset, so `PORT=` in a .env file means "the default". */
+const blank = (value: unknown): boolean => value === undefined || value === '';
+
+/** A string variable; unset keeps the property's default. */
+function StringVariable(): PropertyDecorator {
+  return applyDecorators(
+    Expose(),
+    Transform(({ value }) => (blank(value) ? undefined : value)),
+    IsOptional(),
+    IsString(),
+  );
+}
+
+/** An integer within [min, max]; the message tells a non-integer from an out-of-range value. */
+function IntegerVariable(min: number, max: number): PropertyDecorator {
+  return applyDecorators(
+    Expose(),
+    Transform(({ value }) => (blank(value) ? undefined : /^\d+$/.test(String(value)) ? Number(value) : value)),
+    ValidateBy({
+      name: 'integerVariable',
+      constraints: [min, max],
+      validator: {
+        validate: (value: unknown) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max,
+        defaultMessage: ({ property, value }: ValidationArguments) =>
+          typeof value === 'number'
+            ? `${property} must be between ${min} and ${max}, got ${value}`
+            : `${property} must be an integer, got "${String(value)}"`,
+      },
+    }),
+  );
+}
+
+/** true/1 or false/0. */
+function BooleanVariable(): PropertyDecorator {
+  const values: Record<string, boolean> = { true: true, 1: true, false: false, 0: false };
+  return applyDecorators(
+    Expose(),
+    Transform(({ value }) => (blank(value) ? undefined : (values[String(value)] ?? value))),
+    IsBoolean({ message: '$property must be true or false, got "$value"' }),
+  );
+}
+
+/** A value that is refused with the reason its parser gave (kept for the validator to report). */
+class Unparsable {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * A variable with structure (a URL, a duration, a list): class-transformer parses it once, and
+ * class-validator reports the parser's refusal, which names the variable.
+ */
+function ParsedVariable(parse: (raw: string, name: string) => unknown): PropertyDecorator {
+  return applyDecorators(
+    Expose(),
+    Transform(({ value, key }) => {
+      if (blank(value)) return undefined;
+      try {
+        return parse(String(value), key);
+      } catch (error) {
+        if (error instanceof ConfigError) return new Unparsable(error.message);
+        throw error;
+      }
+    }),
+    ValidateBy({
+      name: 'parsedVariable',
+      validator: {
+        validate: (value: unknown) => !(value instanceof Unparsable),
+        defaultMessage: ({ value }: ValidationArguments) => (value as Unparsable).reason,
+      },
+    }),
+  );
+}
+
+/** Parses "3600", "90s", "15m", "1h" or "7d" into seconds (1 second to 30 days). */
+export function parseDuration(name: string, raw: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
+  if (!match) throw new ConfigError(`${name} must be a duration such as 3600, 15m, 1h or 1d, got "${raw}"`);
+  const factor = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = Number(match[1]) * factor;
+  if (seconds < 1 || seconds > 30 * 86400) throw new ConfigError(`${name} must be between 1 second and 30 days`);
+  return seconds;
+}
+
+function parseOrigins(raw: string, name: string): string[] {
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^\s/]+$/.test(origin)) {
+      throw new ConfigError(`${name} entries must be origins like https://app.example.com, got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
+/**
+ * Every environment variable the service reads, with its default and bounds: the one schema,
+ * converted by class-transformer and checked by class-validator. The README's configuration
+ * table and .env.example list the same variables.
+ */
+export class EnvironmentVariables {
+  @Expose()
+  @Transform(({ value }) => (blank(value) ? undefined : value))
+  @IsIn(NODE_ENVS, { message: 'NODE_ENV must be development, production or test, got "$value"' })
+  NODE_ENV: NodeEnv = 'development';
+
+  @StringVariable() HOST = '0.0.0.0';
+  @IntegerVariable(0, 65535) PORT = 3000;
+
+  /** Unset: info, or warn when NODE_ENV=test. */
+  @Expose()
+  @Transform(({ value }) => (blank(value) ? undefined : value))
+  @IsOptional()
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "$value"` })
+  LOG_LEVEL?: LogLevel;
+
+  @ParsedVariable((raw) => parseDatabaseUrl(raw))
+  DATABASE_URL: DatabaseConnection = parseDatabaseUrl(DEFAULT_DATABASE_URL);
+
+  @BooleanVariable() DB_MIGRATIONS_RUN = false;
+  @IntegerVariable(100, 120_000) DB_TIMEOUT_MS = 5000;
+
+  // The keys are checked together (pairs, sizes, production rules) by loadJwtKeys.
+  @StringVariable() JWT_SECRET?: string;
+  @StringVariable() JWT_PRIVATE_KEY?: string;
+  @StringVariable() JWT_PUBLIC_KEY?: string;
+  /** In seconds. */
+  @ParsedVariable((raw, name) => parseDuration(name, raw)) JWT_EXPIRES_IN = 3600;
+  @StringVariable() JWT_ISSUER = 'document-management-service';
+  @StringVariable() JWT_AUDIENCE = 'document-management-service';
+
+  @IntegerVariable(1, 64) PASSWORD_HASH_CONCURRENCY = Math.min(availableParallelism(), 64);
+  @IntegerVariable(0, 19) PASSWORD_HASH_NICENESS = 0;
+
+  @IntegerVariable(1, 1_000_000) LOGIN_RATE_LIMIT_PER_IP = 30;
+  @IntegerVariable(1, 86_400) LOGIN_RATE_WINDOW_PER_IP_SECONDS = 60;
+  @IntegerVariable(1, 1_000_000) LOGIN_RATE_LIMIT_PER_USERNAME = 5;
+  @IntegerVariable(1, 86_400) LOGIN_RATE_WINDOW_PER_USERNAME_SECONDS = 300;
+
+  @StringVariable()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must look like redis://host:6379/0' })
+  REDIS_URL?: string;
+  @StringVariable() REDIS_KEY_PREFIX = 'dms:';
+
+  @ParsedVariable(parseOrigins) CORS_ORIGINS: string[] = [];
+  @IntegerVariable(1024, 16 * 1024 * 1024) BODY_LIMIT_BYTES = 1024 * 1024;
+  @BooleanVariable() TRUST_PROXY = false;
+  @IntegerVariable(100, 600_000) REQUEST_TIMEOUT_MS = 10_000;
+  @IntegerVariable(0, 600_000) SHUTDOWN_GRACE_MS = 10_000;
+
+  @StringVariable() SEED_PASSWORD?: string;
+  @BooleanVariable() SEED_DEMO = false;
+}
+
+/**
+ * Converts and validates an environment (process.env, or a test's own map). Every bad variable is
+ * named in the one ConfigError thrown, so a misconfigured deployment stops at start-up.
+ */
+export function validateEnvironment(env: Record<string, string | undefined>): EnvironmentVariables {
+  const variables = plainToInstance(EnvironmentVariables, env, {
+    excludeExtraneousValues: true,
+    // An unset variable keeps the property's default.
+    exposeUnsetFields: false,
+  });
+  const errors = validateSync(variables, { forbidUnknownValues: true });
+  if (errors.length) {
+    throw new ConfigError(errors.map((error) => Object.values(error.constraints ?? {})[0]).join('; '));
+  }
+  return variables;
+}
+
+/** Loads ./.env into process.env (variables already set win), as the service and every CLI do. */
+export function loadDotEnvFile(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+let processEnvironment: EnvironmentVariables | undefined;
+
+/** This process's environment (./.env first), read and validated once; later calls get the same object. */
+export function processEnvironmentVariables(): EnvironmentVariables {
+  if (!processEnvironment) {
+    loadDotEnvFile();
+    processEnvironment = validateEnvironment(process.env);
+  }
+  return processEnvironment;
+}
