@@ -9,7 +9,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { CurrentUser } from './current-user.decorator.js';
-import { Public } from '../common/http/public.decorator.js';
+import { Authenticated, Public } from '../common/http/route-access.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { AuthService } from './auth.service.js';
@@ -43,6 +43,7 @@ export class AuthController {
     return this.auth.login(body);
   }
 
+  @Authenticated()
   @Post('logout')
   @HttpCode(204)
   @ApiBearerAuth()

@@ -1,30 +1,41 @@
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import type { Permission } from '../common/authz/permission-catalogue.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { IS_PUBLIC } from '../common/http/public.decorator.js';
+import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
+import { hasPermission, type AuthenticatedUser } from './authenticated-user.js';
 
-/** Global guard: every route needs a valid bearer token unless marked @Public(). */
+/**
+ * The one global guard: reads the route's declared access rule (see route-access.ts), lets public
+ * routes through, authenticates every other request with the bearer token, and checks a required
+ * catalogue permission. A route that declares no rule is refused: nothing slips past by omission.
+ */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
+  private readonly logger = new Logger('Authorization');
   /** Route metadata is fixed once the app is built: read it once per handler, not on every request. */
-  private readonly publicHandlers = new WeakMap<object, boolean>();
+  private readonly rules = new WeakMap<object, RouteAccess | null>();
 
   constructor(private readonly reflector: Reflector) {
     super();
   }
 
-  override canActivate(context: ExecutionContext) {
-    const handler = context.getHandler();
-    let isPublic = this.publicHandlers.get(handler);
-    if (isPublic === undefined) {
-      isPublic = Boolean(
-        this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, context.getClass()]),
-      );
-      this.publicHandlers.set(handler, isPublic);
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = this.accessOf(context);
+    if (!access) {
+      this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no access rule`);
+      throw new ApiError('forbidden', 'This operation is not available.');
     }
-    if (isPublic) return true;
-    return super.canActivate(context);
+    if (access.kind === 'public') return true;
+    await super.canActivate(context);
+    if (access.kind === 'permission') {
+      const user = context.switchToHttp().getRequest<{ user: AuthenticatedUser }>().user;
+      if (!holds(user, access.permission)) {
+        throw new ApiError('forbidden', `This operation needs the ${access.permission} permission.`);
+      }
+    }
+    return true;
   }
 
   override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {
@@ -33,6 +44,22 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     if (!user) throw new ApiError('unauthorized', describeTokenProblem(info));
     return user;
   }
+
+  private accessOf(context: ExecutionContext): RouteAccess | null {
+    const handler = context.getHandler();
+    let access = this.rules.get(handler);
+    if (access === undefined) {
+      access =
+        this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [handler, context.getClass()]) ?? null;
+      this.rules.set(handler, access);
+    }
+    return access;
+  }
+}
+
+function holds(user: AuthenticatedUser, permission: Permission): boolean {
+  const [resource, action] = permission.split(':');
+  return hasPermission(user, resource, action);
 }
 
 function describeTokenProblem(info: unknown): string {

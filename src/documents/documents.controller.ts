@@ -17,6 +17,7 @@ import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { DocumentHistoryEntryDto, DocumentHistoryResponseDto } from './dto/document-history-response.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
@@ -25,6 +26,7 @@ import { DocumentsService, etagOf } from './documents.service.js';
 
 @ApiTags('documents')
 @ApiBearerAuth()
+@UsesPolicy('document')
 @Controller('api/documents')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { Public } from '../common/http/public.decorator.js';
+import { Public } from '../common/http/route-access.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 
 @ApiTags('health')

@@ -11,6 +11,7 @@ import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { Authenticated } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { NotificationDto, NotificationListResponseDto } from './dto/notification-list-response.dto.js';
@@ -19,6 +20,7 @@ import { NotificationsService } from './notifications.service.js';
 
 @ApiTags('notifications')
 @ApiBearerAuth()
+@Authenticated()
 @Controller('api/notifications')
 export class NotificationsController {
   constructor(private readonly notifications: NotificationsService) {}

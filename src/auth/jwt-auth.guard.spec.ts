@@ -1,0 +1,33 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { describe, expect, it } from 'vitest';
+import { Public } from '../common/http/route-access.js';
+import { JwtAuthGuard } from './jwt-auth.guard.js';
+
+class Undeclared {
+  handler(): void {}
+}
+class Open {
+  @Public()
+  handler(): void {}
+}
+
+function contextFor(controller: new () => { handler(): void }): ExecutionContext {
+  return {
+    getHandler: () => controller.prototype.handler,
+    getClass: () => controller,
+    switchToHttp: () => ({ getRequest: () => ({ headers: {} }) }),
+  } as unknown as ExecutionContext;
+}
+
+describe('JwtAuthGuard', () => {
+  const guard = new JwtAuthGuard(new Reflector());
+
+  it('refuses a route that declares no access rule (fail closed)', async () => {
+    await expect(guard.canActivate(contextFor(Undeclared))).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('lets a public route through without a token', async () => {
+    await expect(guard.canActivate(contextFor(Open))).resolves.toBe(true);
+  });
+});
