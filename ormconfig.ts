@@ -3,8 +3,8 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadDatabaseConfig, loadDotEnvFile } from './src/config/app.config.js';
-import { appDataSourceOptions } from './src/data-source.js';
+import { migrationDataSourceOptions } from './src/data-source.js';
 
 loadDotEnvFile();
 
-export default new DataSource(appDataSourceOptions(loadDatabaseConfig()));
+export default new DataSource(await migrationDataSourceOptions(loadDatabaseConfig()));
