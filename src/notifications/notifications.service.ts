@@ -125,4 +125,3 @@ function filterConditions(filters: Filters, unreadCondition: string): { conditio
   if (filters.unreadOnly) conditions.push(unreadCondition);
   return { conditions, parameters };
 }
-
