@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { databaseConfig } from './src/config/configuration.js';
-import { appDataSourceOptions } from './src/data-source.js';
+import { migrationDataSourceOptions } from './src/data-source.js';
 
 // databaseConfig() reads ./.env and validates the environment, as the service does.
-export default new DataSource(appDataSourceOptions(databaseConfig()));
+export default new DataSource(await migrationDataSourceOptions(databaseConfig()));

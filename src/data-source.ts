@@ -1,6 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from './config/configuration.js';
-import { buildDataSourceOptions } from './database/data-source-options.js';
+import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
 import { DocumentType } from './documents/entities/document-type.entity.js';
 import { Document } from './documents/entities/document.entity.js';
@@ -9,6 +9,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
 import { Role } from './users/entities/role.entity.js';
+import { UserRole } from './users/entities/user-role.entity.js';
 import { User } from './users/entities/user.entity.js';
 
 /**
@@ -16,7 +17,17 @@ import { User } from './users/entities/user.entity.js';
  * tables. The database core (src/database) knows neither; the app module, the migration CLI
  * (ormconfig.ts), the seed, the CLIs and the bench take them from here.
  */
-export const ENTITIES = [User, Role, Project, DocumentType, Document, DocumentHistory, Notification, NotificationCount];
+export const ENTITIES = [
+  User,
+  Role,
+  UserRole,
+  Project,
+  DocumentType,
+  Document,
+  DocumentHistory,
+  Notification,
+  NotificationCount,
+];
 export { MIGRATIONS };
 
 export const SCHEMA = { entities: ENTITIES, migrations: MIGRATIONS };
@@ -24,4 +35,14 @@ export const SCHEMA = { entities: ENTITIES, migrations: MIGRATIONS };
 /** TypeORM options for this application's schema on the configured database. */
 export function appDataSourceOptions(config: Pick<DatabaseConfig, 'connection' | 'timeoutMs'>): DataSourceOptions {
   return { ...buildDataSourceOptions(config), ...SCHEMA };
+}
+
+/**
+ * For the migration CLI and the schema test: the application's options, told whether the MySQL
+ * server is MariaDB, so that `migration:generate` compares the entities with the schema correctly.
+ */
+export function migrationDataSourceOptions(
+  config: Pick<DatabaseConfig, 'connection' | 'timeoutMs'>,
+): Promise<DataSourceOptions> {
+  return matchMysqlServer(appDataSourceOptions(config));
 }

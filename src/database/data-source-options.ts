@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/configuration.js';
 /**
@@ -46,4 +47,28 @@ export function buildDataSourceOptions(config: Pick<DatabaseConfig, 'connection'
       enableKeepAlive: true,
     },
   };
+}
+
+/**
+ * The same options, with TypeORM's type set to 'mariadb' when the MySQL server is MariaDB. TypeORM
+ * reads MariaDB's information_schema right only under that type (as 'mysql' it takes a nullable
+ * column's default for the string 'NULL'), so the schema tooling (migration CLI, schema test) uses
+ * this. The service keeps 'mysql' on both: it never reads the schema.
+ */
+export async function matchMysqlServer(options: DataSourceOptions): Promise<DataSourceOptions> {
+  if (options.type !== 'mysql') return options;
+  const connection = await createConnection({
+    host: options.host,
+    port: options.port,
+    user: options.username,
+    password: options.password,
+    connectTimeout: options.connectTimeout,
+  });
+  try {
+    const [rows] = await connection.query('SELECT VERSION() AS version');
+    const [{ version }] = rows as { version: string }[];
+    return /mariadb/i.test(version) ? { ...options, type: 'mariadb' } : options;
+  } finally {
+    await connection.end();
+  }
 }

@@ -1,4 +1,5 @@
 import { Table, TableForeignKey, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { isMysql } from './dialect.js';
 
 // One portable migration: TypeORM's Table API renders the right DDL for MySQL/MariaDB and SQLite.
 const uuid = (name: string) => ({ name, type: 'varchar', length: '36', isNullable: false });
@@ -10,7 +11,7 @@ export class InitialSchema1763800000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     // Usernames match exactly on both databases (MySQL's default collation would also match
     // "ALICE" and "alicé" to "alice"; SQLite compares bytes).
-    const exact = queryRunner.connection.options.type === 'mysql' ? { collation: 'utf8mb4_bin' } : {};
+    const exact = isMysql(queryRunner) ? { collation: 'utf8mb4_bin' } : {};
     await queryRunner.createTable(
       new Table({
         name: 'roles',

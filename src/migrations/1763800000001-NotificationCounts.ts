@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { isMysql } from './dialect.js';
 
 /**
  * notification_counts holds exact per-user totals per (status, type, read) and is kept by
@@ -8,7 +9,7 @@ export class NotificationCounts1763800000001 implements MigrationInterface {
   name = 'NotificationCounts1763800000001';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const mysql = queryRunner.connection.options.type === 'mysql';
+    const mysql = isMysql(queryRunner);
     await queryRunner.query(
       `CREATE TABLE notification_counts (
         userId varchar(36) NOT NULL,

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { isMysql } from './dialect.js';
 
 /**
  * Adds notification_counts.revision: every trigger that touches a user's count rows also bumps
@@ -12,7 +13,7 @@ export class NotificationCountsRevision1763800000003 implements MigrationInterfa
   name = 'NotificationCountsRevision1763800000003';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const mysql = queryRunner.connection.options.type === 'mysql';
+    const mysql = isMysql(queryRunner);
     await queryRunner.query(
       `ALTER TABLE notification_counts ADD COLUMN revision ${mysql ? 'bigint' : 'integer'} NOT NULL DEFAULT 0`,
     );
@@ -20,7 +21,7 @@ export class NotificationCountsRevision1763800000003 implements MigrationInterfa
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const mysql = queryRunner.connection.options.type === 'mysql';
+    const mysql = isMysql(queryRunner);
     await this.replaceTriggers(queryRunner, mysql, false);
     await queryRunner.query('ALTER TABLE notification_counts DROP COLUMN revision');
   }

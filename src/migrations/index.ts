@@ -2,6 +2,11 @@ import { InitialSchema1763800000000 } from './1763800000000-InitialSchema.js';
 import { NotificationCounts1763800000001 } from './1763800000001-NotificationCounts.js';
 import { DefaultRoles1763800000002 } from './1763800000002-DefaultRoles.js';
 import { NotificationCountsRevision1763800000003 } from './1763800000003-NotificationCountsRevision.js';
+import { NotificationCountsWithoutRevision1763800000004 } from './1763800000004-NotificationCountsWithoutRevision.js';
+import { ForeignKeyUpdateRules1763800000005 } from './1763800000005-ForeignKeyUpdateRules.js';
+import { DocumentHistoryLongChanges1763800000006 } from './1763800000006-DocumentHistoryLongChanges.js';
+import { UserIdentityKeys1763800000007 } from './1763800000007-UserIdentityKeys.js';
+import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanonicalValues.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -9,4 +14,9 @@ export const MIGRATIONS = [
   NotificationCounts1763800000001,
   DefaultRoles1763800000002,
   NotificationCountsRevision1763800000003,
+  NotificationCountsWithoutRevision1763800000004,
+  ForeignKeyUpdateRules1763800000005,
+  DocumentHistoryLongChanges1763800000006,
+  UserIdentityKeys1763800000007,
+  SqliteCanonicalValues1763800000008,
 ];

@@ -6,7 +6,6 @@ import { entityFromRow, HotPathSql, persistedValue } from '../database/hot-path-
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { Notification } from './entities/notification.entity.js';
-import { NotificationSeekCache, SEEK_MIN_OFFSET } from './notification-seek-cache.js';
 
 export interface NotificationPage {
   notifications: Notification[];
@@ -27,7 +26,6 @@ interface Seek {
 export class NotificationsService {
   constructor(
     @InjectRepository(Notification) private readonly notifications: Repository<Notification>,
-    private readonly seekCache: NotificationSeekCache,
     private readonly sql: HotPathSql,
   ) {}
 
@@ -37,15 +35,13 @@ export class NotificationsService {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const { total, revision } = await this.count(userId, query);
+    const { total } = await this.count(userId, query);
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
 
     let rows: Notification[];
     if (after) {
       rows = await this.page(userId, query, 0, { from: after, inclusive: false });
-    } else if (offset >= SEEK_MIN_OFFSET && this.seekCache.enabled) {
-      rows = await this.deepPage(userId, query, offset, revision);
     } else {
       rows = await this.page(userId, query, offset);
     }
@@ -58,44 +54,17 @@ export class NotificationsService {
 
   /**
    * Exact total for the filters, as a sum over at most 32 trigger-maintained rows instead of a
-   * COUNT over every notification, and the user's revision (changes with every write) from the
-   * same rows.
+   * COUNT over every notification.
    */
-  async count(userId: string, filters: Filters): Promise<{ total: number; revision: string }> {
+  async count(userId: string, filters: Filters): Promise<{ total: number }> {
     const { conditions, parameters } = filterConditions(filters, 'isRead = 0');
     const matches = conditions.length ? conditions.join(' AND ') : '1 = 1';
-    const [row] = await this.sql.select<{ total: string | number | null; revision: string | number | null }>(
-      `SELECT COALESCE(SUM(CASE WHEN ${matches} THEN total ELSE 0 END), 0) AS total,
-              COALESCE(SUM(revision), 0) AS revision
+    const [row] = await this.sql.select<{ total: string | number | null }>(
+      `SELECT COALESCE(SUM(CASE WHEN ${matches} THEN total ELSE 0 END), 0) AS total
        FROM notification_counts WHERE userId = ?`,
       [...parameters, userId],
     );
-    return { total: Number(row?.total ?? 0), revision: String(row?.revision ?? 0) };
-  }
-
-  /**
-   * A deep page seeks from the nearest remembered position at the same revision (or from the
-   * top), then remembers where this page and the next one start.
-   */
-  private async deepPage(
-    userId: string,
-    query: ListNotificationsQueryDto,
-    offset: number,
-    revision: string,
-  ): Promise<Notification[]> {
-    const list = listKey(userId, query);
-    const anchor = this.seekCache.nearest(list, revision, offset);
-    const rows = anchor
-      ? await this.page(userId, query, offset - anchor.offset, { from: anchor, inclusive: true })
-      : await this.page(userId, query, offset);
-    this.seekCache.remember(
-      list,
-      revision,
-      rows
-        .filter((_, index) => index === 0 || index === query.limit)
-        .map((row, index) => ({ offset: offset + index * query.limit, createdAt: row.createdAt, id: row.id })),
-    );
-    return rows;
+    return { total: Number(row?.total ?? 0) };
   }
 
   /**
@@ -155,9 +124,4 @@ function filterConditions(filters: Filters, unreadCondition: string): { conditio
   }
   if (filters.unreadOnly) conditions.push(unreadCondition);
   return { conditions, parameters };
-}
-
-/** One user's list under one filter combination (the page size does not change positions). */
-function listKey(userId: string, filters: Filters): string {
-  return [userId, filters.status ?? '', filters.type ?? '', filters.unreadOnly ? '1' : '0'].join('|');
 }

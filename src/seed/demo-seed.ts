@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../documents/entities/document-type.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
@@ -61,6 +62,8 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
         id: randomUUID(),
         username: demo.username,
         email: `${demo.username}@example.com`,
+        usernameKey: identityKey(demo.username),
+        emailKey: identityKey(`${demo.username}@example.com`),
         firstName: demo.firstName,
         lastName: demo.lastName,
         passwordHash: await hash(password, ARGON2_OPTIONS),

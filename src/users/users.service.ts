@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
+import { identityKey } from '../common/text/identity-key.js';
 import { entityFromRow, HotPathSql } from '../database/hot-path-sql.js';
 import { Role, type RolePermissions } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
@@ -110,6 +111,8 @@ export class UsersService {
       id: randomUUID(),
       username: input.username,
       email: input.email,
+      usernameKey: identityKey(input.username),
+      emailKey: identityKey(input.email),
       firstName: input.firstName,
       lastName: input.lastName,
       passwordHash,

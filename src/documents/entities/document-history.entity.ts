@@ -1,4 +1,6 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { User } from '../../users/entities/user.entity.js';
+import { Document } from './document.entity.js';
 
 export interface FieldChange {
   from: unknown;
@@ -13,9 +15,11 @@ export class DocumentHistory {
   id: string;
 
   @Column({ type: 'varchar', length: 36 })
+  @ForeignKey(() => Document, { name: 'FK_document_history_document', onDelete: 'CASCADE' })
   documentId: string;
 
   @Column({ type: 'varchar', length: 36 })
+  @ForeignKey(() => User, { name: 'FK_document_history_user', onDelete: 'RESTRICT' })
   changedBy: string;
 
   @Column({ type: 'datetime', precision: 3 })
@@ -25,6 +29,12 @@ export class DocumentHistory {
   @Column({ type: 'integer' })
   rowVersion: number;
 
-  @Column({ type: 'simple-json' })
+  /**
+   * Old and new value of every changed field, as JSON: up to ~235 KB within the update bounds
+   * (see the DocumentHistoryLongChanges migration), more than MySQL's TEXT holds. `json` is the one
+   * TypeORM type that is portable and large: on MySQL the column is LONGTEXT (what MariaDB makes
+   * of JSON, and what TypeORM compares `json` equal to), so values keep their text exactly.
+   */
+  @Column({ type: 'json' })
   changes: Record<string, FieldChange>;
 }

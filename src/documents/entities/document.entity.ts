@@ -8,6 +8,8 @@ export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 @Entity({ name: 'documents' })
 @Index('IDX_documents_uploadedBy', ['uploadedBy'])
+@Index('IDX_documents_projectId', ['projectId'])
+@Index('IDX_documents_documentTypeId', ['documentTypeId'])
 export class Document {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
@@ -16,14 +18,14 @@ export class Document {
   projectId: string;
 
   @ManyToOne(() => Project, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'projectId' })
+  @JoinColumn({ name: 'projectId', foreignKeyConstraintName: 'FK_documents_project' })
   project?: Project;
 
   @Column({ type: 'varchar', length: 36 })
   documentTypeId: string;
 
   @ManyToOne(() => DocumentType, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'documentTypeId' })
+  @JoinColumn({ name: 'documentTypeId', foreignKeyConstraintName: 'FK_documents_document_type' })
   documentType?: DocumentType;
 
   @Column({ type: 'varchar', length: 255 })
@@ -57,7 +59,7 @@ export class Document {
   uploadedBy: string;
 
   @ManyToOne(() => User, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'uploadedBy' })
+  @JoinColumn({ name: 'uploadedBy', foreignKeyConstraintName: 'FK_documents_uploader' })
   uploader?: User;
 
   /** Row version for optimistic concurrency; it backs the ETag and changes on every write. */

@@ -19,10 +19,10 @@ export class NotificationCount {
   @PrimaryColumn({ type: 'boolean' })
   isRead: boolean;
 
-  @Column({ type: 'integer' })
+  /** BIGINT: mysql2 returns it as a string. */
+  @Column({
+    type: 'bigint',
+    transformer: { to: (value: number) => value, from: (value: string | number) => Number(value) },
+  })
   total: number;
-
-  /** Bumped by every trigger run on this row; a user's SUM(revision) changes with every write. */
-  @Column({ type: 'bigint', default: 0 })
-  revision: string;
 }

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, Unique } from 'typeorm';
 
 /**
  * Permissions map a resource to the actions a role may take on it, e.g.
@@ -6,12 +6,14 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  */
 export type RolePermissions = Record<string, string[]>;
 
+// The unique's name is the one TypeORM's Table API generated for InitialSchema's `isUnique` column.
 @Entity({ name: 'roles' })
+@Unique('UQ_648e3f5447f725579d7d4ffdfb7', ['name'])
 export class Role {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
 
-  @Column({ type: 'varchar', length: 64, unique: true })
+  @Column({ type: 'varchar', length: 64 })
   name: string;
 
   @Column({ type: 'simple-json' })

@@ -1,16 +1,34 @@
-import { Column, Entity, JoinTable, ManyToMany, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinTable, ManyToMany, PrimaryColumn } from 'typeorm';
 import { Role } from './role.entity.js';
 
+/**
+ * Declares exactly what the migrations create (test/e2e/schema.e2e-spec.ts holds the two together).
+ * `utf8mb4_bin` is MySQL's byte comparison, which is what SQLite does by default; TypeORM reads no
+ * collation back on either database, so only MySQL DDL ever uses it (SQLite has no such collation).
+ */
 @Entity({ name: 'users' })
+@Index('UQ_users_username', ['username'], { unique: true })
+@Index('UQ_users_email', ['email'], { unique: true })
+@Index('UQ_users_username_key', ['usernameKey'], { unique: true })
+@Index('UQ_users_email_key', ['emailKey'], { unique: true })
 export class User {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
 
-  @Column({ type: 'varchar', length: 255, unique: true })
+  /** As typed; unique byte for byte. */
+  @Column({ type: 'varchar', length: 255, collation: 'utf8mb4_bin' })
   username: string;
 
-  @Column({ type: 'varchar', length: 320, unique: true })
+  @Column({ type: 'varchar', length: 320 })
   email: string;
+
+  /** identityKey(username): unique, so look-alike usernames ("Alice", "ALICE") cannot coexist. */
+  @Column({ type: 'varchar', length: 255, collation: 'utf8mb4_bin' })
+  usernameKey: string;
+
+  /** identityKey(email): unique, so one mailbox cannot hold two accounts by changing case. */
+  @Column({ type: 'varchar', length: 320, collation: 'utf8mb4_bin' })
+  emailKey: string;
 
   @Column({ type: 'varchar', length: 100 })
   firstName: string;
@@ -32,11 +50,13 @@ export class User {
   @Column({ type: 'datetime', precision: 3 })
   createdAt: Date;
 
+  // The table itself (keys, index, foreign keys) is declared by UserRole; this is only the relation.
   @ManyToMany(() => Role, { eager: false })
   @JoinTable({
     name: 'user_roles',
     joinColumn: { name: 'userId', referencedColumnName: 'id' },
     inverseJoinColumn: { name: 'roleId', referencedColumnName: 'id' },
+    synchronize: false,
   })
   roles: Role[];
 }
