@@ -7,10 +7,11 @@ import { validate, type ValidationError } from 'class-validator';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { ConfigError, loadDatabaseConfig, loadDotEnvFile, type AppConfig } from '../config/app.config.js';
 import { appDataSourceOptions } from '../data-source.js';
-import { HotPathSql } from '../database/hot-path-sql.js';
+import { SqlRunner } from '../database/sql-runner.js';
 import { Role } from '../users/entities/role.entity.js';
 import { User } from '../users/entities/user.entity.js';
 import { PasswordHasher } from '../users/password-hasher.service.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
 
 /** A failure the operator can act on: printed as one line, exit code 1 (2 for bad usage). */
@@ -114,13 +115,13 @@ export async function withUsersService<T>(work: (users: UsersService, dataSource
     await dataSource.runMigrations({ transaction: 'each' });
     // The hasher reads only passwordHashConcurrency from the app configuration; one hash at a time here.
     const hasher = new PasswordHasher({ passwordHashConcurrency: 1 } as AppConfig);
-    const users = new UsersService(
+    const repository = new UsersRepository(
+      dataSource,
+      new SqlRunner(dataSource),
       dataSource.getRepository(User),
       dataSource.getRepository(Role),
-      hasher,
-      dataSource,
-      new HotPathSql(dataSource),
     );
+    const users = new UsersService(repository, hasher);
     return await work(users, dataSource);
   } finally {
     await dataSource.destroy();

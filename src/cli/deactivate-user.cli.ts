@@ -1,6 +1,5 @@
 // npm run user:deactivate -- --username NAME
 // Marks the user inactive (login refused) and bumps tokenVersion, so every token issued so far stops working.
-import { User } from '../users/entities/user.entity.js';
 import { CliError, parseFlags, runCli, withUsersService } from './cli-support.js';
 
 const USAGE = 'Usage: npm run user:deactivate -- --username NAME';
@@ -18,8 +17,8 @@ async function main(): Promise<void> {
   const username = flags.username;
   if (!username) throw new CliError(`Missing --username\n\n${USAGE}`, 2);
 
-  await withUsersService(async (users, dataSource) => {
-    const user = await dataSource.getRepository(User).findOneBy({ username });
+  await withUsersService(async (users) => {
+    const user = await users.findByUsername(username);
     if (!user || !(await users.deactivate(user.username)))
       throw new CliError(`No user named ${JSON.stringify(username)}.`);
     const note = user.isActive ? '' : ' (it was already inactive)';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { identityKey } from '../common/text/identity-key.js';
 import type { AppConfig } from '../config/app.config.js';
 import { DocumentType } from '../documents/entities/document-type.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
@@ -60,7 +61,9 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
       Object.assign(new User(), {
         id: randomUUID(),
         username: demo.username,
+        usernameKey: identityKey(demo.username),
         email: `${demo.username}@example.com`,
+        emailKey: identityKey(`${demo.username}@example.com`),
         firstName: demo.firstName,
         lastName: demo.lastName,
         passwordHash: await hash(password, ARGON2_OPTIONS),

@@ -12,6 +12,14 @@ export class User {
   @Column({ type: 'varchar', length: 320, unique: true })
   email: string;
 
+  /** identityKey(username): unique, so look-alike names (case, Unicode forms) cannot coexist. */
+  @Column({ type: 'varchar', length: 255 })
+  usernameKey: string;
+
+  /** identityKey(email), unique like usernameKey. */
+  @Column({ type: 'varchar', length: 320 })
+  emailKey: string;
+
   @Column({ type: 'varchar', length: 100 })
   firstName: string;
 
