@@ -1,20 +1,16 @@
 // The floor of this stack: plain fastify + mysql2 (or better-sqlite3) doing the same work per request
 // as the service (HS256 verify with a KeyObject, user + roles lookup, the same SQL, the same JSON).
+// The SQL is the service's own: imported from the feature repositories' statement modules.
 // Started by run-bench with BASELINE_DB, DATABASE_URL, JWT_SECRET, PORT and HOST.
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { verify as argonVerify } from '@node-rs/argon2';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
 import mysql from 'mysql2/promise';
-import {
-  DOCUMENT_BY_ID,
-  HISTORY_INSERT,
-  pageSql,
-  USER_BY_ID,
-  USER_BY_USERNAME,
-  documentUpdateSql,
-  listSql,
-} from './sql.js';
+// The service's own statements (pure builders in the feature folders, no Nest or TypeORM loaded).
+import { DOCUMENT_HISTORY_INSERT_SQL, documentByIdSql, documentUpdateSql } from '../src/documents/documents.sql.js';
+import { notificationCountStatement, notificationPageStatement } from '../src/notifications/notifications.sql.js';
+import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from '../src/users/users.sql.js';
 import { openSqlite, type SqliteDatabase } from './sqlite.js';
 
 const env = process.env;
@@ -24,7 +20,7 @@ const issuer = env.JWT_ISSUER || 'document-management-service';
 const audience = env.JWT_AUDIENCE || 'document-management-service';
 const expiresIn = 3600;
 
-type Value = string | number | null | Date | string[];
+type Value = unknown;
 
 /** The few operations the routes need, on either database. */
 interface Db {
@@ -86,23 +82,16 @@ function sqliteDb(path: string): Db {
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
     return statement;
   };
-  const flat = (params: Value[]) => params.flatMap((value) => (Array.isArray(value) ? value : [value]));
-  const expand = (sql: string, params: Value[]) => {
-    let index = 0;
-    return sql.replace(/\?/g, () => {
-      const value = params[index++];
-      return Array.isArray(value) ? value.map(() => '?').join(', ') : '?';
-    });
-  };
+  // better-sqlite3 binds no booleans (the count's unreadOnly is written into the SQL, not bound).
   const write = db.transaction((update: [string, Value[]], insert: [string, Value[]]) => {
-    const result = prepared(update[0]).run(...flat(update[1]));
+    const result = prepared(update[0]).run(...update[1]);
     if (result.changes !== 1) return false;
-    prepared(insert[0]).run(...flat(insert[1]));
+    prepared(insert[0]).run(...insert[1]);
     return true;
   });
   return {
     async all<T>(sql: string, params: Value[]) {
-      return prepared(expand(sql, params)).all(...flat(params)) as T[];
+      return prepared(sql).all(...params) as T[];
     },
     async updateWithHistory(update, insert) {
       return write(update, insert) as boolean;
@@ -172,7 +161,7 @@ async function authenticate(request: FastifyRequest): Promise<Principal> {
   if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
     throw new HttpError(401, 'unauthorized', 'The token is missing required claims.');
   }
-  const rows = await db.all<UserRow>(USER_BY_ID, [claims.sub]);
+  const rows = await db.all<UserRow>(AUTH_CONTEXT_SQL, [claims.sub]);
   const user = rows[0];
   if (!user || !user.isActive || user.tokenVersion !== claims.ver) {
     throw new HttpError(401, 'unauthorized', 'The token is no longer valid.');
@@ -254,10 +243,11 @@ app.get<{ Querystring: ListQuery }>(
       throw new HttpError(400, 'validation_failed', 'Send either page or cursor, not both.');
     }
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    // Same statements as NotificationsService: the trigger-maintained total, then the page in one deferred join.
-    const afterParam = after && { createdAt: sqlTime(after.createdAt) as string | Date, id: after.id };
-    const { countSql, idsSql, params, idsParams } = listSql(user.id, { status, type, unreadOnly }, afterParam);
-    const [{ total: rawTotal }] = await db.all<{ total: string | number }>(countSql, params);
+    // Same statements as the service: the trigger-maintained total, then the page in one deferred join.
+    const filters = { status, type, unreadOnly };
+    const [{ total: rawTotal }] = await db.all<{ total: string | number }>(
+      ...notificationCountStatement(user.id, filters),
+    );
     const total = Number(rawTotal);
     const offset = after ? 0 : (page - 1) * limit;
     const pagination = {
@@ -268,7 +258,10 @@ app.get<{ Querystring: ListQuery }>(
       nextCursor: null as string | null,
     };
     if (offset >= total) return { notifications: [], pagination };
-    const all = await db.all<NotificationRow>(pageSql(idsSql), [...idsParams, limit + 1, offset]);
+    const position = after && { createdAt: sqlTime(after.createdAt), id: after.id };
+    const all = await db.all<NotificationRow>(
+      ...notificationPageStatement(user.id, filters, limit + 1, offset, position),
+    );
     const rows = all.slice(0, limit);
     const last = rows.at(-1);
     if (all.length > limit && last) pagination.nextCursor = encodeCursor(db.iso(last.createdAt), last.id);
@@ -342,7 +335,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
     const { documentId } = request.params;
     const body = request.body ?? {};
     for (let attempt = 1; ; attempt++) {
-      const [row] = await db.all<DocumentRow>(DOCUMENT_BY_ID, [documentId]);
+      const [row] = await db.all<DocumentRow>(documentByIdSql(), [documentId]);
       if (!row) throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
       const canUpdate =
         row.uploadedBy === user.id || user.roles.some((role) => role.permissions.documents?.includes('update'));
@@ -387,7 +380,10 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
       );
       const hit = await db.updateWithHistory(
         [documentUpdateSql(Object.keys(changes)), [...values, sqlTime(updatedAt), rowVersion, row.id, row.rowVersion]],
-        [HISTORY_INSERT, [randomUUID(), row.id, user.id, sqlTime(updatedAt), rowVersion, JSON.stringify(changes)]],
+        [
+          DOCUMENT_HISTORY_INSERT_SQL,
+          [randomUUID(), row.id, user.id, sqlTime(updatedAt), rowVersion, JSON.stringify(changes)],
+        ],
       );
       if (hit) {
         void reply.header('etag', `"v${rowVersion}"`);
@@ -437,7 +433,8 @@ app.post<{ Body: { username: string; password: string } }>(
   },
   async (request) => {
     const { username, password } = request.body;
-    const rows = await db.all<UserRow>(USER_BY_USERNAME, [username]);
+    // Usernames match exactly (the column's collation may ignore trailing spaces), as in the service.
+    const rows = (await db.all<UserRow>(USER_FOR_LOGIN_SQL, [username])).filter((row) => row.username === username);
     const user = rows[0];
     // Raw verify: no concurrency bound beyond libuv's thread pool (the bench only logs in known users).
     const matches = user?.passwordHash ? await argonVerify(user.passwordHash, password).catch(() => false) : false;

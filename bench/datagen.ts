@@ -1,3 +1,4 @@
+import { identityKey } from '../src/common/text/identity-key.js';
 import type { BenchConfig } from './config.js';
 import { rng } from './util.js';
 
@@ -8,7 +9,9 @@ export const ROLE_COLUMNS = ['id', 'name', 'permissions'];
 export const USER_COLUMNS = [
   'id',
   'username',
+  'usernameKey',
   'email',
+  'emailKey',
   'firstName',
   'lastName',
   'passwordHash',
@@ -177,10 +180,13 @@ const LAST = ['Martin', 'Keller', 'Meyer', 'Dubois', 'Rossi', 'Novak', 'Jansen',
 
 export function* userRows(plan: DataPlan): Generator<Row> {
   for (let k = 0; k < plan.config.users; k++) {
+    const email = `${username(k)}@bench.example.com`;
     yield [
       userId(k),
       username(k),
-      `${username(k)}@bench.example.com`,
+      identityKey(username(k)),
+      email,
+      identityKey(email),
       FIRST[k % FIRST.length],
       LAST[(k * 7) % LAST.length],
       plan.passwordHash,

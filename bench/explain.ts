@@ -1,6 +1,13 @@
 import type { BenchConfig } from './config.js';
 import { adminConnection } from './load-mysql.js';
-import { DOCUMENT_BY_ID, ROWS_BY_IDS, USER_BY_ID, USER_BY_USERNAME, listSql, type ListFilters } from './sql.js';
+import { documentByIdSql } from '../src/documents/documents.sql.js';
+import {
+  notificationCountStatement,
+  notificationIdsStatement,
+  notificationPageStatement,
+  type NotificationListFilters,
+} from '../src/notifications/notifications.sql.js';
+import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from '../src/users/users.sql.js';
 import type { SqliteDatabase } from './sqlite.js';
 
 export interface ExplainEntry {
@@ -108,17 +115,22 @@ export async function explainMysql(
   return entries;
 }
 
-/** SQLite: EXPLAIN QUERY PLAN of the same shapes (the baseline's SQL, bound to the given ids). */
+/**
+ * SQLite: EXPLAIN QUERY PLAN of the service's own statements (from the feature repositories'
+ * statement modules), bound to the given ids: the list's count, its ids step alone (page 1, deep,
+ * cursor) and the whole page statement (the deferred join the service sends).
+ */
 export function explainSqlite(
   db: SqliteDatabase,
   ids: { heavyUserId: string; typicalUserId: string; username: string; documentId: string; deepOffset: number },
 ): ExplainEntry[] {
   const shapes: { shape: string; sql: string; params: unknown[] }[] = [
-    { shape: 'auth: user + roles by id', sql: USER_BY_ID, params: [ids.typicalUserId] },
-    { shape: 'login: user + roles by username', sql: USER_BY_USERNAME, params: [ids.username] },
-    { shape: 'update: document by id', sql: DOCUMENT_BY_ID, params: [ids.documentId] },
+    { shape: 'auth: user + roles by id', sql: AUTH_CONTEXT_SQL, params: [ids.typicalUserId] },
+    { shape: 'login: user + roles by username', sql: USER_FOR_LOGIN_SQL, params: [ids.username] },
+    { shape: 'update: document by id', sql: documentByIdSql(), params: [ids.documentId] },
   ];
-  const filters: [string, ListFilters][] = [
+  const add = (shape: string, [sql, params]: [string, unknown[]]) => shapes.push({ shape, sql, params });
+  const filters: [string, NotificationListFilters][] = [
     ['no filter', {}],
     ['status', { status: 'pending' }],
     ['type', { type: 'push' }],
@@ -126,36 +138,32 @@ export function explainSqlite(
     ['status+type+unreadOnly', { status: 'pending', type: 'push', unreadOnly: true }],
   ];
   for (const [name, filter] of filters) {
-    const { countSql, idsSql, params } = listSql(ids.heavyUserId, filter);
-    shapes.push({ shape: `list count (${name})`, sql: countSql, params });
-    shapes.push({ shape: `list ids page 1 (${name})`, sql: idsSql, params: [...params, 21, 0] });
+    add(`list count (${name})`, notificationCountStatement(ids.heavyUserId, filter));
+    add(`list ids page 1 (${name})`, notificationIdsStatement(ids.heavyUserId, filter, 21, 0));
   }
-  const deep = listSql(ids.heavyUserId, {});
-  shapes.push({ shape: 'list ids deep page', sql: deep.idsSql, params: [...deep.params, 21, ids.deepOffset] });
-  const rowIds = (db.prepare(listSql(ids.heavyUserId, {}).idsSql).all(ids.heavyUserId, 21, 0) as { id: string }[]).map(
-    (row) => row.id,
-  );
-  const last = db
-    .prepare('SELECT `createdAt`, `id` FROM `notifications` WHERE `id` = ?')
-    .get(rowIds[rowIds.length - 2]) as { createdAt: string; id: string };
-  const seek = listSql(ids.heavyUserId, {}, last);
-  shapes.push({ shape: 'list ids cursor (keyset seek)', sql: seek.idsSql, params: [...seek.idsParams, 21, 0] });
-  shapes.push({
-    shape: 'list rows by ids',
-    sql: ROWS_BY_IDS.replace('IN (?)', `IN (${rowIds.map(() => '?').join(', ')})`),
-    params: rowIds,
-  });
+  add('list ids deep page', notificationIdsStatement(ids.heavyUserId, {}, 21, ids.deepOffset));
+  const [firstPage, firstParams] = notificationIdsStatement(ids.heavyUserId, {}, 21, 0);
+  const firstIds = db.prepare(firstPage).all(...firstParams) as { createdAt: string; id: string }[];
+  const last = firstIds[firstIds.length - 2];
+  add('list ids cursor (keyset seek)', notificationIdsStatement(ids.heavyUserId, {}, 21, 0, last));
+  add('list page 1 (deferred join)', notificationPageStatement(ids.heavyUserId, {}, 21, 0));
+  add('list deep page (deferred join)', notificationPageStatement(ids.heavyUserId, {}, 21, ids.deepOffset));
   return shapes.map(({ shape, sql, params }) => {
     const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
+    // The deferred join's derived table (a co-routine or materialized subquery) holds only the page's ids.
+    const derived = new Set(rows.map((row) => /^(?:CO-ROUTINE|MATERIALIZE) (\w+)/.exec(row.detail)?.[1]));
     const flags: string[] = [];
     let fails = false;
     for (const { detail } of rows) {
-      if (detail.startsWith('SCAN ')) {
+      const scanned = /^SCAN (\w+)/.exec(detail)?.[1];
+      if (scanned && derived.has(scanned)) {
+        flags.push(`scan of the page (derived table ${scanned})`);
+      } else if (scanned) {
         flags.push(`FULL SCAN: ${detail}`);
         fails = true;
       }
       if (/TEMP B-TREE/.test(detail)) {
-        const bounded = /IN \(/.test(sql);
+        const bounded = /JOIN \(SELECT/.test(sql);
         flags.push(bounded ? `sort of the page's rows (bounded by limit): ${detail}` : `SORT: ${detail}`);
         if (!bounded) fails = true;
       }

@@ -123,9 +123,9 @@ export function evaluateTargets(results: BenchResults): Target[] {
   const deepRatio = (deep?.service.rps ?? NaN) / (heavy?.service.rps ?? NaN);
   add(
     'deep-page',
-    `Deep page (${results.config.deepPage}) >= 0.25 x page 1 throughput (heavy user)`,
+    `Deep page (${results.config.deepPage}) >= 0.2 x page 1 throughput (heavy user; OFFSET over index entries in the deferred join, no cache: deep walks are the cursor's job)`,
     deepRatio,
-    (v) => v >= 0.25,
+    (v) => v >= 0.2,
     `${fmtRatio(deepRatio)} (${fmt(deep?.service.rps ?? NaN)} vs ${fmt(heavy?.service.rps ?? NaN)} req/s)`,
   );
   const cursor = find(my, 'list-heavy-cursor');

@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { validate, type ValidationError } from 'class-validator';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
 import { ConfigError } from '../config/config-error.js';
 import { CliModule } from './cli.module.js';
@@ -113,13 +113,6 @@ export async function withCliContext<T>(work: (context: INestApplicationContext)
   } finally {
     await context.close();
   }
-}
-
-/** A unique index refused the row (MySQL/MariaDB or SQLite). */
-export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: string } | undefined)?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 /** The one line (and exit code) a failed command reports: never a stack trace. */

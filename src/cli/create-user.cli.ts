@@ -2,14 +2,12 @@
 // The password comes from NEW_USER_PASSWORD when set, else from the first line of standard input
 // (typed twice, without echo, on a terminal). Pending migrations are applied first.
 import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
-import { DataSource, Raw } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { MaxBytes, NoControlCharacters } from '../common/validation/text.validators.js';
 import { Role } from '../users/entities/role.entity.js';
-import { User } from '../users/entities/user.entity.js';
 import { UsersService } from '../users/users.service.js';
 import {
   CliError,
-  isUniqueViolation,
   parseFlags,
   readPassword,
   runCli,
@@ -100,30 +98,10 @@ async function main(): Promise<void> {
       );
     }
 
-    // Logins match usernames exactly, but a new name equal to an existing one but for case is refused
-    // all the same, so that no look-alike "Alice" can sit next to "alice" (same for e-mail addresses).
-    const sameText = (param: string, value: string) =>
-      Raw((column) => `LOWER(${column}) = LOWER(:${param})`, { [param]: value });
-    const taken = await dataSource.getRepository(User).findOne({
-      where: [{ username: sameText('username', input.username) }, { email: sameText('email', input.email) }],
-    });
-    if (taken) {
-      const field = taken.username.toLowerCase() === input.username.toLowerCase() ? 'username' : 'email';
-      throw new CliError(
-        `A user with this ${field} already exists: ${field === 'username' ? taken.username : taken.email}`,
-      );
-    }
-
-    try {
-      const user = await context.get(UsersService).create(input);
-      console.log(
-        `Created user ${user.username} (id ${user.id}) with roles: ${input.roleNames.join(', ') || '(none)'}.`,
-      );
-    } catch (error) {
-      // Another writer took the name between the check and the insert.
-      if (isUniqueViolation(error)) throw new CliError('A user with this username or email already exists.');
-      throw error;
-    }
+    // The service refuses a username or e-mail equal to an existing one ignoring case and Unicode
+    // form (409 conflict, printed as its details), so no look-alike "Alice" sits next to "alice".
+    const user = await context.get(UsersService).create(input);
+    console.log(`Created user ${user.username} (id ${user.id}) with roles: ${input.roleNames.join(', ') || '(none)'}.`);
   });
 }
 

@@ -1,7 +1,5 @@
 // npm run user:deactivate -- --username NAME
 // Marks the user inactive (login refused) and bumps tokenVersion, so every token issued so far stops working.
-import { DataSource } from 'typeorm';
-import { User } from '../users/entities/user.entity.js';
 import { UsersService } from '../users/users.service.js';
 import { CliError, parseFlags, runCli, withCliContext } from './cli-support.js';
 
@@ -21,8 +19,9 @@ async function main(): Promise<void> {
   if (!username) throw new CliError(`Missing --username\n\n${USAGE}`, 2);
 
   await withCliContext(async (context) => {
-    const user = await context.get(DataSource).getRepository(User).findOneBy({ username });
-    if (!user || !(await context.get(UsersService).deactivate(user.username)))
+    const users = context.get(UsersService);
+    const user = await users.findByUsername(username);
+    if (!user || !(await users.deactivate(user.username)))
       throw new CliError(`No user named ${JSON.stringify(username)}.`);
     const note = user.isActive ? '' : ' (it was already inactive)';
     console.log(`Deactivated user ${user.username} (id ${user.id})${note}; its existing tokens no longer work.`);

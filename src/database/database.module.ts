@@ -4,7 +4,7 @@ import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { databaseConfig } from '../config/configuration.js';
 import { buildDataSourceOptions } from './data-source-options.js';
-import { HotPathSql } from './hot-path-sql.js';
+import { SqlRunner } from './sql-runner.js';
 import { MysqlDurabilityCheck } from './mysql-durability.check.js';
 
 /** What the composition root hands the database core: every feature's entities and the migrations. */
@@ -32,8 +32,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [MysqlDurabilityCheck, HotPathSql],
-      exports: [HotPathSql],
+      providers: [MysqlDurabilityCheck, SqlRunner],
+      exports: [SqlRunner],
     };
   }
 }

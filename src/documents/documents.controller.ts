@@ -58,7 +58,13 @@ export class DocumentsController {
     description: 'forbidden: not the uploader and no documents:update permission',
   })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
+  @ApiPreconditionFailedResponse({
+    type: ErrorResponseDto,
+    description: 'precondition_failed: If-Match is stale',
+    headers: {
+      ETag: { description: 'Current version of the document, to retry with', schema: { type: 'string' } },
+    },
+  })
   @ApiCommonErrors({ body: true })
   async update(
     @Param('documentId', uuidParam('documentId')) documentId: string,

@@ -2,15 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsController } from './documents.controller.js';
+import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
-import { DocumentType } from './entities/document-type.entity.js';
-import { Document } from './entities/document.entity.js';
-import { Project } from './entities/project.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Document, DocumentHistory, Project, DocumentType])],
+  imports: [TypeOrmModule.forFeature([DocumentHistory])],
   controllers: [DocumentsController],
-  providers: [DocumentsService, DocumentAccessPolicy],
+  providers: [DocumentsService, DocumentsRepository, DocumentAccessPolicy],
 })
 export class DocumentsModule {}

@@ -1,15 +1,14 @@
 import { Test } from '@nestjs/testing';
-import { getRepositoryToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi, type Mocked } from 'vitest';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { ENTITIES } from '../data-source.js';
-import { HotPathSql } from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
+import { DocumentsRepository, type DocumentWrite } from './documents.repository.js';
 import { DocumentsService, ifMatchSatisfied, normalizeTags } from './documents.service.js';
-import { DocumentHistory } from './entities/document-history.entity.js';
 import { Document } from './entities/document.entity.js';
+
+// The service's rules (permissions, diffing, If-Match, the lost-race fallback) against a mocked
+// repository; what reaches the database is asserted on real databases in documents.repository.spec.ts.
 
 const owner: AuthenticatedUser = { id: 'owner-id', username: 'alice', roles: [{ name: 'user', permissions: {} }] };
 const stranger: AuthenticatedUser = { id: 'other-id', username: 'bob', roles: [{ name: 'user', permissions: {} }] };
@@ -20,15 +19,10 @@ const admin: AuthenticatedUser = {
 };
 
 const DOCUMENT_ID = '11111111-1111-4111-8111-111111111111';
-const SELECT =
-  'SELECT id, projectId, documentTypeId, title, description, fileName, fileSize, mimeType, currentVersion, ' +
-  'status, tags, metadata, uploadedBy, rowVersion, createdAt, updatedAt FROM documents WHERE id = ?';
-const INSERT_HISTORY =
-  'INSERT INTO document_history (id, documentId, changedBy, changedAt, rowVersion, changes) VALUES (?, ?, ?, ?, ?, ?)';
+const OLD_UPDATED_AT = new Date('2026-01-02T00:00:00.000Z');
 
-/** The document's row as better-sqlite3 returns it: JSON and dates as text. */
-function makeRow(): Record<string, unknown> {
-  return {
+function makeDocument(overrides: Partial<Document> = {}): Document {
+  return Object.assign(new Document(), {
     id: DOCUMENT_ID,
     projectId: 'p',
     documentTypeId: 't',
@@ -39,155 +33,81 @@ function makeRow(): Record<string, unknown> {
     mimeType: 'application/pdf',
     currentVersion: 1,
     status: 'draft',
-    tags: '["a"]',
-    metadata: '{"k":1}',
+    tags: ['a'],
+    metadata: { k: 1 },
     uploadedBy: owner.id,
     rowVersion: 3,
-    createdAt: '2026-01-01 00:00:00.000',
-    updatedAt: '2026-01-02 00:00:00.000',
-  };
-}
-
-const OLD_UPDATED_AT = new Date('2026-01-02T00:00:00.000Z');
-
-/** How the SQLite driver persists a datetime. */
-function sqliteTime(date: Date): string {
-  return date.toISOString().replace('T', ' ').replace('Z', '');
+    createdAt: new Date('2026-01-01T00:00:00.000Z'),
+    updatedAt: OLD_UPDATED_AT,
+    ...overrides,
+  });
 }
 
 describe('DocumentsService', () => {
-  // Real entity metadata and real SQLite driver conversions; only the statements are mocked.
-  let sqlite: DataSource;
   let service: DocumentsService;
-  let select: ReturnType<typeof vi.fn>;
-  let runnerQuery: ReturnType<typeof vi.fn<(sql: string, parameters: unknown[]) => Promise<unknown>>>;
-  let transaction: ReturnType<typeof vi.fn>;
-  let writeIfChanged: ReturnType<typeof vi.fn>;
-  let affected: number[];
+  let repository: Mocked<Pick<DocumentsRepository, 'findById' | 'writeIfUnchanged' | 'updateLocked' | 'history'>>;
+  /** What the locked read inside updateLocked finds. */
+  let lockedDocument: Document | null;
+  /** Writes updateLocked was asked to make. */
+  let lockedWrites: DocumentWrite[];
 
-  beforeAll(async () => {
-    sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: ENTITIES });
-    await sqlite.initialize();
-  });
-
-  afterAll(async () => {
-    await sqlite.destroy();
-  });
-
-  async function createService(type: 'mysql' | 'better-sqlite3'): Promise<DocumentsService> {
-    select = vi.fn(async () => [makeRow()]);
-    affected = [];
-    runnerQuery = vi.fn(async (sql: string) => {
-      if (sql.startsWith('SELECT')) return [makeRow()];
-      if (sql.startsWith('UPDATE')) return affected.shift() ?? 1;
-      return 1;
-    });
-    // Statements inside a transaction, recorded in order as [sql, parameters].
-    const tx = {
-      select: (sql: string, parameters: unknown[]) => runnerQuery(sql, parameters),
-      execute: (sql: string, parameters: unknown[]) => runnerQuery(sql, parameters),
+  beforeEach(async () => {
+    lockedDocument = makeDocument();
+    lockedWrites = [];
+    repository = {
+      findById: vi.fn(async () => makeDocument()),
+      writeIfUnchanged: vi.fn(async () => true),
+      updateLocked: vi.fn(async (_id, decide) => {
+        const { result, write } = decide(lockedDocument);
+        if (write) lockedWrites.push(write);
+        return result;
+      }) as Mocked<DocumentsRepository>['updateLocked'],
+      history: vi.fn(async () => []),
     };
-    transaction = vi.fn(async (work: (transaction: typeof tx) => unknown) => work(tx));
-    // HotPathSql's contract: the second statement runs only if the first changed one row, in one transaction.
-    writeIfChanged = vi.fn(async (write: [string, unknown[]], then: [string, unknown[]]) =>
-      transaction(async (t: typeof tx) => {
-        if ((await t.execute(...write)) !== 1) return false;
-        await t.execute(...then);
-        return true;
-      }),
-    );
-    const dataSource = { options: { type }, driver: sqlite.driver };
-
     // Resolving DocumentsService by its class proves decorator metadata reaches the tests:
     // without emitDecoratorMetadata Nest could not tell what to inject and this would throw.
     const moduleRef = await Test.createTestingModule({
-      providers: [
-        DocumentsService,
-        DocumentAccessPolicy,
-        {
-          provide: getRepositoryToken(Document),
-          useValue: { metadata: sqlite.getMetadata(Document) },
-        },
-        {
-          provide: getRepositoryToken(DocumentHistory),
-          useValue: { find: vi.fn(async () => []), metadata: sqlite.getMetadata(DocumentHistory) },
-        },
-        { provide: DataSource, useValue: dataSource },
-        { provide: HotPathSql, useValue: { select, transaction, writeIfChanged } },
-      ],
+      providers: [DocumentsService, DocumentAccessPolicy, { provide: DocumentsRepository, useValue: repository }],
     }).compile();
-    return moduleRef.get(DocumentsService);
-  }
-
-  function statements(): [string, unknown[]][] {
-    return runnerQuery.mock.calls;
-  }
-
-  beforeEach(async () => {
-    service = await createService('mysql');
+    service = moduleRef.get(DocumentsService);
   });
+
+  const writes = () => repository.writeIfUnchanged.mock.calls.map(([write]) => write);
 
   it('is wired by dependency injection', () => {
     expect(service).toBeInstanceOf(DocumentsService);
   });
 
-  it('reads the document with one SELECT and hydrates it through the driver', async () => {
-    const document = await service.update(DOCUMENT_ID, {}, owner);
-    expect(select).toHaveBeenCalledTimes(1);
-    expect(select).toHaveBeenCalledWith(SELECT, [DOCUMENT_ID]);
-    expect(document).toBeInstanceOf(Document);
-    expect(document).toEqual(
-      Object.assign(new Document(), {
-        ...makeRow(),
-        tags: ['a'],
-        metadata: { k: 1 },
-        createdAt: new Date('2026-01-01T00:00:00.000Z'),
-        updatedAt: OLD_UPDATED_AT,
-      }),
-    );
-  });
-
-  it('updates only the given fields and records the change', async () => {
+  it('changes only the given fields, moves updatedAt and rowVersion forward and records the change', async () => {
     const updated = await service.update(DOCUMENT_ID, { title: 'New title' }, owner);
-    expect(updated.title).toBe('New title');
-    expect(updated.description).toBe('Old description');
-    expect(updated.rowVersion).toBe(4);
+    expect(updated).toBeInstanceOf(Document);
+    expect(updated).toEqual(
+      makeDocument({ title: 'New title', rowVersion: 4, updatedAt: expect.any(Date) as unknown as Date }),
+    );
     expect(updated.updatedAt.getTime()).toBeGreaterThan(OLD_UPDATED_AT.getTime());
 
-    expect(writeIfChanged).toHaveBeenCalledTimes(1);
-    expect(transaction).toHaveBeenCalledTimes(1);
-    const [update, insert, ...rest] = statements();
-    expect(rest).toEqual([]);
-    expect(update).toEqual([
-      'UPDATE documents SET title = ?, updatedAt = ?, rowVersion = ? WHERE id = ? AND rowVersion = ?',
-      ['New title', sqliteTime(updated.updatedAt), 4, DOCUMENT_ID, 3],
-    ]);
-    expect(insert[0]).toBe(INSERT_HISTORY);
-    const [historyId, ...historyValues] = insert[1];
-    expect(historyId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(historyValues).toEqual([
-      DOCUMENT_ID,
-      owner.id,
-      sqliteTime(updated.updatedAt),
-      4,
-      JSON.stringify({ title: { from: 'Old title', to: 'New title' } }),
-    ]);
+    const [write] = writes();
+    expect(write).toMatchObject({ values: { title: 'New title' }, updatedAt: updated.updatedAt, rowVersion: 4 });
+    expect(write.from.rowVersion).toBe(3);
+    expect(write.history).toMatchObject({
+      documentId: DOCUMENT_ID,
+      changedBy: owner.id,
+      changedAt: updated.updatedAt,
+      rowVersion: 4,
+      changes: { title: { from: 'Old title', to: 'New title' } },
+    });
+    expect(write.history.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
-  it('writes JSON columns as JSON text and replaces them whole', async () => {
+  it('replaces tags (deduplicated) and metadata whole', async () => {
     const updated = await service.update(
       DOCUMENT_ID,
       { description: 'New', tags: ['b', 'a', 'b'], metadata: { x: [1] } },
       owner,
     );
     expect(updated).toMatchObject({ description: 'New', tags: ['b', 'a'], metadata: { x: [1] }, rowVersion: 4 });
-    const [update, insert] = statements();
-    expect(update[0]).toBe(
-      'UPDATE documents SET description = ?, tags = ?, metadata = ?, updatedAt = ?, rowVersion = ? ' +
-        'WHERE id = ? AND rowVersion = ?',
-    );
-    expect(update[1]).toEqual(['New', '["b","a"]', '{"x":[1]}', sqliteTime(updated.updatedAt), 4, DOCUMENT_ID, 3]);
-    expect(JSON.parse(insert[1][5] as string)).toEqual({
+    expect(writes()[0].values).toEqual({ description: 'New', tags: ['b', 'a'], metadata: { x: [1] } });
+    expect(writes()[0].history.changes).toEqual({
       description: { from: 'Old description', to: 'New' },
       tags: { from: ['a'], to: ['b', 'a'] },
       metadata: { from: { k: 1 }, to: { x: [1] } },
@@ -195,82 +115,80 @@ describe('DocumentsService', () => {
   });
 
   it('moves updatedAt forward even when the clock is behind the stored value', async () => {
-    const future = makeRow();
-    future.updatedAt = '2999-01-01 00:00:00.000';
-    select.mockResolvedValueOnce([future]);
+    repository.findById.mockResolvedValueOnce(makeDocument({ updatedAt: new Date('2999-01-01T00:00:00.000Z') }));
     const updated = await service.update(DOCUMENT_ID, { title: 'x' }, owner);
     expect(updated.updatedAt.toISOString()).toBe('2999-01-01T00:00:00.001Z');
-    expect(statements()[0][1]).toContain('2999-01-01 00:00:00.001');
   });
 
-  it('treats an empty or identical update as no change', async () => {
-    await expect(service.update(DOCUMENT_ID, {}, owner)).resolves.toMatchObject({
-      rowVersion: 3,
-      updatedAt: OLD_UPDATED_AT,
-    });
-    await expect(service.update(DOCUMENT_ID, { tags: ['a', 'a'] }, owner)).resolves.toMatchObject({
-      rowVersion: 3,
-      updatedAt: OLD_UPDATED_AT,
-    });
-    expect(transaction).not.toHaveBeenCalled();
-    expect(runnerQuery).not.toHaveBeenCalled();
+  it('treats an empty or identical update as no change and writes nothing', async () => {
+    await expect(service.update(DOCUMENT_ID, {}, owner)).resolves.toEqual(makeDocument());
+    await expect(service.update(DOCUMENT_ID, { title: 'Old title', tags: ['a', 'a'] }, owner)).resolves.toEqual(
+      makeDocument(),
+    );
+    expect(repository.writeIfUnchanged).not.toHaveBeenCalled();
+    expect(repository.updateLocked).not.toHaveBeenCalled();
   });
 
   it('lets the uploader and a documents:update role through, and nobody else', async () => {
     await expect(service.update(DOCUMENT_ID, { title: 'x' }, admin)).resolves.toMatchObject({ title: 'x' });
-    await expect(service.update(DOCUMENT_ID, { title: 'x' }, stranger)).rejects.toMatchObject({
-      code: 'forbidden',
-    });
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, stranger)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(service.history(DOCUMENT_ID, stranger)).rejects.toMatchObject({ code: 'forbidden' });
+    expect(writes()).toHaveLength(1);
+    expect(repository.history).not.toHaveBeenCalled();
   });
 
   it('answers 404 for an unknown document', async () => {
-    select.mockResolvedValueOnce([]);
+    repository.findById.mockResolvedValueOnce(null);
     const error = await service.update(DOCUMENT_ID, { title: 'x' }, owner).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'document_not_found' });
-    expect(transaction).not.toHaveBeenCalled();
+    expect(repository.writeIfUnchanged).not.toHaveBeenCalled();
   });
 
-  it('rejects a stale If-Match without writing', async () => {
+  it('rejects a stale If-Match without writing, with the current ETag', async () => {
     await expect(service.update(DOCUMENT_ID, { title: 'x' }, owner, '"v2"')).rejects.toMatchObject({
       code: 'precondition_failed',
+      headers: { etag: '"v3"' },
     });
-    expect(transaction).not.toHaveBeenCalled();
+    expect(repository.writeIfUnchanged).not.toHaveBeenCalled();
   });
 
-  it('with If-Match, a lost race is 412 and writes no history', async () => {
-    affected.push(0);
+  it('with If-Match, a lost race is 412 with the ETag the winner left, and no retry', async () => {
+    repository.writeIfUnchanged.mockResolvedValueOnce(false);
+    repository.findById.mockResolvedValueOnce(makeDocument()).mockResolvedValueOnce(makeDocument({ rowVersion: 4 }));
     await expect(service.update(DOCUMENT_ID, { title: 'x' }, owner, '"v3"')).rejects.toMatchObject({
       code: 'precondition_failed',
+      headers: { etag: '"v4"' },
     });
-    expect(statements().map(([sql]) => sql.split(' ')[0])).toEqual(['UPDATE']);
+    expect(repository.updateLocked).not.toHaveBeenCalled();
   });
 
-  it('without If-Match, a lost race retries under a row lock (FOR UPDATE on MySQL)', async () => {
-    affected.push(0);
+  it('without If-Match, a lost race is computed again on the locked document and written there', async () => {
+    repository.writeIfUnchanged.mockResolvedValueOnce(false);
+    lockedDocument = makeDocument({ rowVersion: 4, description: 'Changed by the winner' });
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, owner)).resolves.toMatchObject({
+      title: 'y',
+      description: 'Changed by the winner',
+      rowVersion: 5,
+    });
+    expect(lockedWrites).toHaveLength(1);
+    expect(lockedWrites[0]).toMatchObject({ values: { title: 'y' }, rowVersion: 5 });
+    expect(lockedWrites[0].from.rowVersion).toBe(4);
+  });
+
+  it('without If-Match, a lost race whose winner already made the change writes nothing more', async () => {
+    repository.writeIfUnchanged.mockResolvedValueOnce(false);
+    lockedDocument = makeDocument({ rowVersion: 4, title: 'y' });
     await expect(service.update(DOCUMENT_ID, { title: 'y' }, owner)).resolves.toMatchObject({
       title: 'y',
       rowVersion: 4,
     });
-    expect(select).toHaveBeenCalledTimes(1);
-    expect(transaction).toHaveBeenCalledTimes(2);
-    expect(statements().map(([sql]) => sql.split(' ')[0])).toEqual(['UPDATE', 'SELECT', 'UPDATE', 'INSERT']);
-    expect(statements()[1]).toEqual([`${SELECT} FOR UPDATE`, [DOCUMENT_ID]]);
+    expect(lockedWrites).toEqual([]);
   });
 
-  it('on SQLite, the locked retry reads without FOR UPDATE (writers are serialised)', async () => {
-    service = await createService('better-sqlite3');
-    affected.push(0);
-    await expect(service.update(DOCUMENT_ID, { title: 'y' }, owner)).resolves.toMatchObject({ title: 'y' });
-    expect(statements()[1]).toEqual([SELECT, [DOCUMENT_ID]]);
-  });
-
-  it('fails rather than writing twice when a locked document changes under its lock', async () => {
-    affected.push(0, 0);
-    await expect(service.update(DOCUMENT_ID, { title: 'y' }, owner)).rejects.toThrow(
-      'A locked document changed under its lock',
-    );
-    expect(statements().map(([sql]) => sql.split(' ')[0])).toEqual(['UPDATE', 'SELECT', 'UPDATE']);
+  it('lists history only for users who may update, at most 500 entries', async () => {
+    await expect(service.history(DOCUMENT_ID, owner)).resolves.toEqual([]);
+    expect(repository.history).toHaveBeenCalledWith(DOCUMENT_ID, 500);
   });
 });
 

@@ -1,23 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import {
-  entityFromRow,
-  HotPathSql,
-  persistedValue,
-  type SqlStatement,
-  type SqlTransaction,
-} from '../database/hot-path-sql.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
+import { DocumentsRepository, type DocumentWrite, type EditableDocumentFields } from './documents.repository.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type FieldChange } from './entities/document-history.entity.js';
 import { Document } from './entities/document.entity.js';
 
-type EditableField = 'title' | 'description' | 'tags' | 'metadata';
+type EditableField = keyof EditableDocumentFields;
 const EDITABLE_FIELDS: EditableField[] = ['title', 'description', 'tags', 'metadata'];
+
+/** At most this many history entries are listed. */
+const HISTORY_LIMIT = 500;
 
 export function etagOf(document: Pick<Document, 'rowVersion'>): string {
   return `"v${document.rowVersion}"`;
@@ -36,54 +31,18 @@ export function normalizeTags(tags: string[]): string[] {
   return [...new Set(tags)];
 }
 
-/** Editable fields, as they are about to be written. */
-type EditableValues = Partial<Pick<Document, EditableField>>;
-
-/**
- * Hand-written SQL for the update hot path, built once from the entity metadata. Identifiers are
- * plain camelCase names (see the InitialSchema migration), so they need no quoting on either
- * database.
- */
-interface UpdateStatements {
-  select: string;
-  selectForUpdate: string;
-  insertHistory: string;
-}
-
 @Injectable()
 export class DocumentsService {
-  private readonly statements: UpdateStatements;
-
   constructor(
-    @InjectRepository(Document) private readonly documents: Repository<Document>,
-    @InjectRepository(DocumentHistory) private readonly historyEntries: Repository<DocumentHistory>,
+    private readonly documents: DocumentsRepository,
     private readonly policy: DocumentAccessPolicy,
-    private readonly dataSource: DataSource,
-    private readonly sql: HotPathSql,
-  ) {
-    const document = documents.metadata;
-    const history = historyEntries.metadata;
-    const documentColumns = document.columns.map((column) => column.databaseName).join(', ');
-    const historyColumns = history.columns.map((column) => column.databaseName);
-    const placeholders = historyColumns.map(() => '?').join(', ');
-    const select = `SELECT ${documentColumns} FROM ${document.tableName} WHERE ${this.column('id')} = ?`;
-    this.statements = {
-      select,
-      // MySQL only: SQLite serialises writers and has no FOR UPDATE.
-      selectForUpdate: dataSource.options.type === 'mysql' ? `${select} FOR UPDATE` : select,
-      insertHistory: `INSERT INTO ${history.tableName} (${historyColumns.join(', ')}) VALUES (${placeholders})`,
-    };
-  }
+  ) {}
 
   /**
-   * Applies the given fields (omitted ones keep their value) with a conditional UPDATE on the
-   * row version plus a history row, in one transaction. With If-Match a stale version is 412.
-   * Without it, a lost race falls back to a locked read-modify-write, so the update always
-   * lands whole and never becomes a 412 the client did not ask for.
-   *
-   * Hand-written SQL (one SELECT; then UPDATE and INSERT in one transaction): this is the hot
-   * path, and TypeORM's query building and entity hydration cost more CPU here than the
-   * database work itself. Values still go through the driver's own conversions both ways.
+   * Applies the given fields (omitted ones keep their value) with a write conditional on the row
+   * version plus a history row, in one transaction. With If-Match a stale version is 412 (with
+   * the current ETag). Without it, a lost race falls back to a locked read-modify-write, so the
+   * update always lands whole and never becomes a 412 the client did not ask for.
    */
   async update(
     documentId: string,
@@ -91,47 +50,31 @@ export class DocumentsService {
     user: AuthenticatedUser,
     ifMatch?: string,
   ): Promise<Document> {
-    const document = await this.findUpdatable(documentId, user);
+    const document = this.updatable(documentId, await this.documents.findById(documentId), user);
     if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) throw stale(document);
-    const changes = this.diff(document, input);
-    if (Object.keys(changes).length === 0) return document;
+    const write = this.plan(document, input, user);
+    if (!write) return document;
 
-    const write = this.conditionalWrite(document, changes, user);
-    if (await this.sql.writeIfChanged(write.update, write.history)) return write.updated;
-    if (ifMatch !== undefined) throw stale(document);
-    return this.updateLocked(documentId, input, user);
-  }
-
-  /** The contended path: read the row FOR UPDATE (MySQL; SQLite serialises writers) and write. */
-  private updateLocked(documentId: string, input: UpdateDocumentDto, user: AuthenticatedUser): Promise<Document> {
-    return this.sql.transaction(async (tx) => {
-      const document = await this.findUpdatable(documentId, user, tx);
-      const changes = this.diff(document, input);
-      if (Object.keys(changes).length === 0) return document;
-      const write = this.conditionalWrite(document, changes, user);
-      if ((await tx.execute(...write.update)) !== 1) throw new Error('A locked document changed under its lock');
-      await tx.execute(...write.history);
-      return write.updated;
+    if (await this.documents.writeIfUnchanged(write)) return updated(write);
+    if (ifMatch !== undefined) {
+      // Someone else wrote first: answer with the version they left.
+      throw stale(this.updatable(documentId, await this.documents.findById(documentId), user));
+    }
+    return this.documents.updateLocked(documentId, (current) => {
+      const locked = this.updatable(documentId, current, user);
+      const lockedWrite = this.plan(locked, input, user);
+      return lockedWrite ? { result: updated(lockedWrite), write: lockedWrite } : { result: locked };
     });
   }
 
   async history(documentId: string, user: AuthenticatedUser): Promise<DocumentHistory[]> {
-    await this.findUpdatable(documentId, user);
-    return this.historyEntries.find({
-      where: { documentId },
-      order: { changedAt: 'DESC', rowVersion: 'DESC' },
-      take: 500,
-    });
+    this.updatable(documentId, await this.documents.findById(documentId), user);
+    return this.documents.history(documentId, HISTORY_LIMIT);
   }
 
-  /** Reads the document on its own, or inside the given transaction with a row lock. */
-  private async findUpdatable(documentId: string, user: AuthenticatedUser, locked?: SqlTransaction): Promise<Document> {
-    const rows = locked
-      ? await locked.select<Record<string, unknown>>(this.statements.selectForUpdate, [documentId])
-      : await this.sql.select<Record<string, unknown>>(this.statements.select, [documentId]);
-    const row = rows[0];
-    if (!row) throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
-    const document = this.hydrate(row);
+  /** The document, if it exists and this user may change it. */
+  private updatable(documentId: string, document: Document | null, user: AuthenticatedUser): Document {
+    if (!document) throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
     if (!this.policy.canUpdate(user, document)) {
       throw new ApiError(
         'forbidden',
@@ -141,55 +84,28 @@ export class DocumentsService {
     return document;
   }
 
-  private diff(document: Document, input: UpdateDocumentDto): Partial<Record<EditableField, FieldChange>> {
-    const next: EditableValues = {
+  /** The write that takes `document` to `input` (with its history row), or undefined when nothing changes. */
+  private plan(document: Document, input: UpdateDocumentDto, user: AuthenticatedUser): DocumentWrite | undefined {
+    const next: EditableDocumentFields = {
       title: input.title,
       description: input.description,
       tags: input.tags === undefined ? undefined : normalizeTags(input.tags),
       metadata: input.metadata,
     };
     const changes: Partial<Record<EditableField, FieldChange>> = {};
+    const values: EditableDocumentFields = {};
     for (const field of EDITABLE_FIELDS) {
       const value = next[field];
-      if (value === undefined) continue;
-      if (JSON.stringify(value) !== JSON.stringify(document[field])) {
-        changes[field] = { from: document[field], to: value };
-      }
+      if (value === undefined || JSON.stringify(value) === JSON.stringify(document[field])) continue;
+      changes[field] = { from: document[field], to: value };
+      Object.assign(values, { [field]: value });
     }
-    return changes;
-  }
+    if (Object.keys(changes).length === 0) return undefined;
 
-  /**
-   * The two statements of an update: the UPDATE, conditional on the row version the change was
-   * computed from (a concurrent write makes it match no row), and the history INSERT that must
-   * land with it; plus the document as it is once both have.
-   */
-  private conditionalWrite(
-    document: Document,
-    changes: Partial<Record<EditableField, FieldChange>>,
-    user: AuthenticatedUser,
-  ): { update: SqlStatement; history: SqlStatement; updated: Document } {
-    const fields = Object.keys(changes) as EditableField[];
-    const values = Object.fromEntries(fields.map((field) => [field, changes[field]!.to])) as EditableValues;
     // updatedAt strictly increases even when two writes land in the same millisecond.
     const updatedAt = new Date(Math.max(Date.now(), document.updatedAt.getTime() + 1));
     const rowVersion = document.rowVersion + 1;
-
-    const written: (keyof Document)[] = [...fields, 'updatedAt', 'rowVersion'];
-    const assignments = written.map((field) => `${this.column(field)} = ?`);
-    const update: SqlStatement = [
-      `UPDATE ${this.documents.metadata.tableName} SET ${assignments.join(', ')} ` +
-        `WHERE ${this.column('id')} = ? AND ${this.column('rowVersion')} = ?`,
-      [
-        ...fields.map((field) => this.persisted(field, values[field])),
-        this.persisted('updatedAt', updatedAt),
-        this.persisted('rowVersion', rowVersion),
-        document.id,
-        document.rowVersion,
-      ],
-    ];
-
-    const entry: DocumentHistory = Object.assign(new DocumentHistory(), {
+    const history = Object.assign(new DocumentHistory(), {
       id: randomUUID(),
       documentId: document.id,
       changedBy: user.id,
@@ -197,34 +113,23 @@ export class DocumentsService {
       rowVersion,
       changes,
     });
-    const driver = this.dataSource.driver;
-    const history: SqlStatement = [
-      this.statements.insertHistory,
-      this.historyEntries.metadata.columns.map((column) =>
-        driver.preparePersistentValue(column.getEntityValue(entry), column),
-      ),
-    ];
-    return { update, history, updated: Object.assign(new Document(), document, values, { updatedAt, rowVersion }) };
-  }
-
-  /** The database name of a `documents` column. */
-  private column(property: keyof Document): string {
-    return this.documents.metadata.findColumnWithPropertyName(property)!.databaseName;
-  }
-
-  /** A value in the form the driver stores the column. */
-  private persisted(property: keyof Document, value: unknown): unknown {
-    return persistedValue(this.documents.metadata, this.dataSource.driver, property, value);
-  }
-
-  private hydrate(row: Record<string, unknown>): Document {
-    return entityFromRow(this.documents.metadata, this.dataSource.driver, row) as Document;
+    return { from: document, values, updatedAt, rowVersion, history };
   }
 }
 
-function stale(document: Document): ApiError {
+/** The document as it is once `write` has landed. */
+function updated(write: DocumentWrite): Document {
+  return Object.assign(new Document(), write.from, write.values, {
+    updatedAt: write.updatedAt,
+    rowVersion: write.rowVersion,
+  });
+}
+
+/** 412 with the document's current ETag, so a client can retry without a GET. */
+function stale(current: Document): ApiError {
   return new ApiError(
     'precondition_failed',
-    `If-Match does not match the document's current ETag ${etagOf(document)}; fetch it again and retry.`,
+    `If-Match does not match the document's current ETag ${etagOf(current)}; fetch it again and retry.`,
+    { etag: etagOf(current) },
   );
 }

@@ -33,10 +33,8 @@ export class NotificationsController {
       'as tie-break, so pages never overlap or skip). status, type and unreadOnly combine with AND. ' +
       'totalPages = ceil(total / limit); a page past the end answers 200 with an empty list and the true total. ' +
       'Repeated or unknown query parameters are rejected with 400. For deep walks, follow ' +
-      'pagination.nextCursor with the cursor parameter (keyset pagination) instead of raising page. ' +
-      'Pages past offset 1,000 remember where they start (per instance, per user and filters) while the ' +
-      "user's notifications are unchanged, so repeating a deep page or asking for the next one seeks " +
-      'instead of skipping rows; answers are always exactly what OFFSET gives.',
+      'pagination.nextCursor with the cursor parameter (keyset pagination: the same cost at any depth) ' +
+      'instead of raising page.',
   })
   @ApiOkResponse({ type: NotificationListResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })

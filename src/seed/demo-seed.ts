@@ -61,8 +61,8 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
       Object.assign(new User(), {
         id: randomUUID(),
         username: demo.username,
-        email: `${demo.username}@example.com`,
         usernameKey: identityKey(demo.username),
+        email: `${demo.username}@example.com`,
         emailKey: identityKey(`${demo.username}@example.com`),
         firstName: demo.firstName,
         lastName: demo.lastName,

@@ -712,15 +712,20 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
       for (const body of [{ title: 'Lost update' }, { metadata: { lost: true } }, {}]) {
         const response = await put(id, tokens.admin, body, { 'If-Match': stale });
         expectError(response, 412, 'precondition_failed');
+        // The current ETag comes with the 412, so a client can retry without a GET.
+        expect(response.headers.etag).toBe(fresh.headers.etag);
       }
       for (const bogus of ['"not-an-etag"', `W/${fresh.headers.etag}`]) {
-        expectError(
-          await put(id, tokens.admin, { title: 'Lost update' }, { 'If-Match': bogus }),
-          412,
-          'precondition_failed',
-        );
+        const response = await put(id, tokens.admin, { title: 'Lost update' }, { 'If-Match': bogus });
+        expectError(response, 412, 'precondition_failed');
+        expect(response.headers.etag).toBe(fresh.headers.etag);
       }
       expect(await snapshot(id)).toEqual(before);
+
+      const refused = await put(id, tokens.admin, { title: 'Retried' }, { 'If-Match': stale });
+      const retried = await put(id, tokens.admin, { title: 'Retried' }, { 'If-Match': refused.headers.etag });
+      expect(retried.status).toBe(200);
+      expect(retried.body.document.title).toBe('Retried');
     });
 
     it('gives exactly one 200 and one 412 to two concurrent PUTs with the same If-Match; rowVersion rises by one', async () => {
@@ -739,6 +744,7 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
         expect(responses.map((response) => response.status).sort((a, b) => a - b)).toEqual([200, 412]);
         const winner = responses.findIndex((response) => response.status === 200);
         expectError(responses[1 - winner], 412, 'precondition_failed');
+        expect(responses[1 - winner].headers.etag).toBe(responses[winner].headers.etag);
         expect(await rowVersion(id)).toBe(version + 1);
         expect(await historyCount(id)).toBe(historyBefore + 1);
         const stored = await row(id);

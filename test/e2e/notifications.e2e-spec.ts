@@ -729,7 +729,7 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
     });
   });
 
-  describe('deep pages are exactly what OFFSET gives, also after writes', () => {
+  describe('deep pages are exactly what OFFSET gives, and stay exact after writes', () => {
     const DEEP_ROWS = 2_400;
     const ids = (response: Response) => response.body.notifications.map((n: { id: string }) => n.id);
 
@@ -793,14 +793,14 @@ describe.each(databasesUnderTest())('GET /api/notifications on %s', (kind) => {
         const total = await countInDatabase('bob', filters);
         const first = Math.ceil(1_000 / limit) + 1;
         const last = Math.ceil(total / limit);
-        // Past offset 1,000, twice, the next page, further pages, one back, the last page, past the end.
+        // A deep page, again, the next one, further ones, one back, the last page, past the end.
         for (const page of [first, first, first + 1, first + 4, first + 2, last, last + 1]) {
           await expectDeepPage(filters, page, limit);
         }
       }
     });
 
-    it('gives the new answer after an INSERT, UPDATE or DELETE moves rows above a remembered position', async () => {
+    it('gives the new answer after an INSERT, UPDATE or DELETE moves rows above a deep page', async () => {
       const bob = t.user('bob').id;
       const limit = 20;
       const page = 60; // offset 1,180

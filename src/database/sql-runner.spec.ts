@@ -1,0 +1,182 @@
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createTestDatabase,
+  databasesUnderTest,
+  type DatabaseKind,
+  type TestDatabase,
+} from '../../test/support/databases.js';
+import { SqlRunner, isUniqueViolation } from './sql-runner.js';
+
+/** A DataSource on a fresh database of the given kind; MySQL gets a one-connection pool. */
+function openDataSource(kind: DatabaseKind, database?: TestDatabase): Promise<DataSource> {
+  const dataSource =
+    kind === 'sqlite'
+      ? new DataSource({ type: 'better-sqlite3', database: ':memory:' })
+      : new DataSource({ type: 'mysql', url: database!.url, poolSize: 1, timezone: 'Z' });
+  return dataSource.initialize();
+}
+
+interface Fixture {
+  database?: TestDatabase;
+  dataSource: DataSource;
+  sql: SqlRunner;
+}
+
+/** Table t with rows (1, 'one'), (2, 'two'), (3, NULL), reset before every test. */
+function useTable(kind: DatabaseKind): Fixture {
+  const fixture = {} as Fixture;
+  beforeAll(async () => {
+    if (kind === 'mysql') fixture.database = await createTestDatabase('mysql');
+    fixture.dataSource = await openDataSource(kind, fixture.database);
+    await fixture.dataSource.query(
+      'CREATE TABLE t (id integer PRIMARY KEY, flag integer NOT NULL, name varchar(32) UNIQUE)',
+    );
+    fixture.sql = new SqlRunner(fixture.dataSource);
+  });
+  beforeEach(async () => {
+    await fixture.dataSource.query('DELETE FROM t');
+    await fixture.dataSource.query(`INSERT INTO t (id, flag, name) VALUES (1, 1, 'one'), (2, 0, 'two'), (3, 1, NULL)`);
+  });
+  afterAll(async () => {
+    await fixture.dataSource?.destroy();
+    await fixture.database?.drop();
+  });
+  return fixture;
+}
+
+const names = async ({ dataSource }: Fixture) =>
+  (await dataSource.query<{ name: string }[]>('SELECT name FROM t WHERE id IN (1, 2) ORDER BY id')).map(
+    (row) => row.name,
+  );
+const rename = (id: number, name: string, expected: string): [string, unknown[]] => [
+  'UPDATE t SET name = ? WHERE id = ? AND name = ?',
+  [name, id, expected],
+];
+const BAD_FIELD = { sqlite: 'SQLITE_ERROR', mysql: 'ER_BAD_FIELD_ERROR' } as const;
+
+describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
+  const fixture = useTable(kind);
+
+  it('returns the rows TypeORM would return for the same SELECT', async () => {
+    const query = 'SELECT id, flag, name FROM t WHERE id >= ? ORDER BY id';
+    await expect(fixture.sql.select(query, [2])).resolves.toEqual(await fixture.dataSource.query(query, [2]));
+  });
+
+  it('binds booleans as 0/1, as TypeORM stores them', async () => {
+    const ids = async (flag: boolean) =>
+      (await fixture.sql.select<{ id: number }>('SELECT id FROM t WHERE flag = ? ORDER BY id', [flag])).map(
+        (row) => row.id,
+      );
+    await expect(ids(true)).resolves.toEqual([1, 3]);
+    await expect(ids(false)).resolves.toEqual([2]);
+  });
+
+  it('rejects with the driver error (its code is what the error mapping reads)', async () => {
+    await expect(fixture.sql.select('SELECT nope FROM t', [])).rejects.toMatchObject({ code: BAD_FIELD[kind] });
+  });
+
+  describe('transaction', () => {
+    it('commits what the work wrote and answers its result', async () => {
+      const changed = await fixture.sql.transaction(async (tx) => {
+        const [row] = await tx.select<{ name: string }>('SELECT name FROM t WHERE id = ?', [1]);
+        return tx.execute(...rename(1, `${row.name}!`, row.name));
+      });
+      expect(changed).toBe(1);
+      await expect(names(fixture)).resolves.toEqual(['one!', 'two']);
+    });
+
+    it('rolls back when the work throws, and gives the connection back (the MySQL pool has one)', async () => {
+      const failure = new Error('work failed');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        await expect(
+          fixture.sql.transaction(async (tx) => {
+            await tx.execute(...rename(1, 'uno', 'one'));
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+      }
+      await expect(names(fixture)).resolves.toEqual(['one', 'two']);
+      await expect(fixture.sql.select('SELECT 1 AS ok', [])).resolves.toEqual([{ ok: 1 }]);
+    });
+
+    it('a unique violation inside it is recognisable and rolls back', async () => {
+      const error = await fixture.sql
+        .transaction(async (tx) => {
+          await tx.execute(...rename(1, 'uno', 'one'));
+          await tx.execute(...rename(2, 'uno', 'two'));
+        })
+        .catch((caught: unknown) => caught);
+      expect(isUniqueViolation(error)).toBe(true);
+      await expect(names(fixture)).resolves.toEqual(['one', 'two']);
+    });
+  });
+
+  describe('writeIfChanged', () => {
+    it('runs the second statement only when the first changed one row', async () => {
+      const { sql } = fixture;
+      await expect(sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
+      await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
+      await expect(sql.writeIfChanged(rename(1, 'eins', 'one'), rename(2, 'zwei', 'dos'))).resolves.toBe(false);
+      await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
+    });
+
+    it('rolls the first statement back when the second fails', async () => {
+      await expect(
+        fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), ['UPDATE t SET nope = 1', []]),
+      ).rejects.toMatchObject({ code: BAD_FIELD[kind] });
+      await expect(names(fixture)).resolves.toEqual(['one', 'two']);
+    });
+  });
+});
+
+describe('SqlRunner on sqlite (its own statement cache and transactions)', () => {
+  const fixture = useTable('sqlite');
+
+  it('prepares each statement once', async () => {
+    const connection = (
+      fixture.dataSource.driver as unknown as { databaseConnection: { prepare: (s: string) => unknown } }
+    ).databaseConnection;
+    const prepare = vi.spyOn(connection, 'prepare');
+    for (let i = 0; i < 5; i++) await fixture.sql.select('SELECT name FROM t WHERE id = ?', [1]);
+    expect(prepare).toHaveBeenCalledTimes(1);
+    prepare.mockRestore();
+  });
+
+  it('writeIfChanged joins an open TypeORM transaction instead of nesting its own', async () => {
+    const runner = fixture.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
+    await runner.rollbackTransaction();
+    await runner.release();
+    await expect(names(fixture)).resolves.toEqual(['one', 'two']);
+  });
+});
+
+// The hand-written MySQL transaction's failure branch, against a real MariaDB.
+describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunner on %s, connection lost', (kind) => {
+  const fixture = useTable(kind);
+
+  it('mid-transaction: the work error surfaces, nothing is committed, the pool recovers', async () => {
+    const lost = new Error('the connection was lost');
+    const killer = await openDataSource(kind, fixture.database);
+    try {
+      await expect(
+        fixture.sql.transaction(async (tx) => {
+          await tx.execute(...rename(1, 'uno', 'one'));
+          const [{ id }] = await tx.select<{ id: number }>('SELECT CONNECTION_ID() AS id', []);
+          await killer.query(`KILL CONNECTION ${id}`);
+          // This statement fails, then so does ROLLBACK: the runner must destroy the connection
+          // and still reject with this error, not ROLLBACK's.
+          await tx.select('SELECT 1', []).catch(() => Promise.reject(lost));
+        }),
+      ).rejects.toBe(lost);
+    } finally {
+      await killer.destroy();
+    }
+    // The pool holds one connection: a dead one handed out again would fail these.
+    await expect(names(fixture)).resolves.toEqual(['one', 'two']);
+    await expect(fixture.sql.select('SELECT 1 AS ok', [])).resolves.toEqual([{ ok: 1 }]);
+    await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
+  });
+});

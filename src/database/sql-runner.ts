@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { DataSource, QueryFailedError, type EntityMetadata, type EntityTarget } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import {
+  acquireMysqlConnection,
+  nativeConnection,
+  type MysqlConnection,
+  type MysqlPool,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from './typeorm-native.js';
+
+/** One statement and its parameters. */
+export type SqlStatement = [sql: string, parameters: unknown[]];
+
+/** Statements inside one transaction. */
+export interface SqlTransaction {
+  select<T>(sql: string, parameters: unknown[]): Promise<T[]>;
+  /** Runs a write and answers how many rows it changed. */
+  execute(sql: string, parameters: unknown[]): Promise<number>;
+}
+
+/**
+ * Runs the feature repositories' hand-written statements on the pool (MySQL) or connection
+ * (SQLite) TypeORM already owns and configures. It skips what TypeORM adds around every query (a
+ * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace, a copy
+ * of the rows), which on the notification list, the token check and the document update costs
+ * more CPU than the query. On MySQL a transaction is START TRANSACTION ... COMMIT on one pooled
+ * connection; on SQLite it is TypeORM's own transaction (one connection, which TypeORM
+ * serialises). Errors are the driver's own, which the error mapping recognises by code (a lost
+ * database is still a 503).
+ */
+@Injectable()
+export class SqlRunner {
+  /** Prepared statements per SQLite connection: a handful of shapes (one per filter combination). */
+  private readonly statements = new WeakMap<SqliteDatabase, LRUCache<string, SqliteStatement>>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  select<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    try {
+      const native = nativeConnection(this.dataSource);
+      if (native.kind === 'mysql') return run<T[]>(native.pool, sql, parameters);
+      return Promise.resolve(this.prepared(native.database, sql).all(...sqliteValues(parameters)) as T[]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Commits when `work` resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work);
+    return this.dataSource.transaction((manager) => {
+      const runner = manager.queryRunner!;
+      return work({
+        select: (sql, parameters) => runner.query(sql, parameters),
+        execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+      });
+    });
+  }
+
+  /**
+   * Runs `write`; if it changed exactly one row, runs `then` too, all in one transaction. Answers
+   * whether `write` hit its row (nothing is written when it did not). On SQLite both statements
+   * run inside one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE ... COMMIT), so no other
+   * statement on the shared connection can interleave; if a TypeORM transaction is already open
+   * on that connection, it goes through TypeORM instead.
+   */
+  writeIfChanged(write: SqlStatement, then: SqlStatement): Promise<boolean> {
+    const native = this.dataSource.options.type === 'better-sqlite3' ? nativeConnection(this.dataSource) : undefined;
+    if (native?.kind === 'sqlite' && !native.database.inTransaction) {
+      const database = native.database;
+      try {
+        const changed = database
+          .transaction(() => {
+            if (this.prepared(database, write[0]).run(...sqliteValues(write[1])).changes !== 1) return false;
+            this.prepared(database, then[0]).run(...sqliteValues(then[1]));
+            return true;
+          })
+          .immediate();
+        return Promise.resolve(changed);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.transaction(async (tx) => {
+      if ((await tx.execute(...write)) !== 1) return false;
+      await tx.execute(...then);
+      return true;
+    });
+  }
+
+  private async mysqlTransaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const connection = await acquireMysqlConnection(this.dataSource);
+    try {
+      await run(connection, 'START TRANSACTION', []);
+      const result = await work({
+        select: (sql, parameters) => run(connection, sql, parameters),
+        execute: async (sql, parameters) =>
+          (await run<{ affectedRows: number }>(connection, sql, parameters)).affectedRows,
+      });
+      await run(connection, 'COMMIT', []);
+      connection.release();
+      return result;
+    } catch (error) {
+      try {
+        await run(connection, 'ROLLBACK', []);
+        connection.release();
+      } catch {
+        // The connection itself failed (the server went away): never hand it out again.
+        connection.destroy();
+      }
+      throw error;
+    }
+  }
+
+  private prepared(database: SqliteDatabase, sql: string): SqliteStatement {
+    let cache = this.statements.get(database);
+    if (!cache) {
+      cache = new LRUCache<string, SqliteStatement>({ max: 256 });
+      this.statements.set(database, cache);
+    }
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/** mysql2's callback API: its promise wrapper captures a stack trace per query. */
+function run<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: unknown[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    target.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result as T)));
+  });
+}
+
+/** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */
+function sqliteValues(parameters: unknown[]): unknown[] {
+  return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+}
+
+/** A unique index refused the row (MySQL/MariaDB or SQLite), from TypeORM or from the runner. */
+export function isUniqueViolation(error: unknown): boolean {
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  const code = (driverError as { code?: unknown } | null | undefined)?.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * Row conversion for one entity: a raw row of its table to an entity, and a property's value to
+ * its column's stored form, both by the driver's own conversions (as TypeORM's hydration and
+ * persistence do: JSON as text, SQLite dates as UTC text). Metadata is resolved on first use.
+ */
+export class EntityRows<T> {
+  private resolved?: { metadata: EntityMetadata; byProperty: Map<string, ColumnMetadata> };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly target: EntityTarget<T>,
+  ) {}
+
+  get metadata(): EntityMetadata {
+    return this.resolve().metadata;
+  }
+
+  /** An entity from a raw row (runs for every row of every list page). */
+  fromRow(row: Record<string, unknown>): T {
+    const { metadata } = this.resolve();
+    const driver = this.dataSource.driver;
+    const entity = metadata.create() as Record<string, unknown>;
+    for (const column of metadata.columns) {
+      const value = row[column.databaseName];
+      entity[column.propertyName] =
+        value === null || value === undefined ? null : driver.prepareHydratedValue(value, column);
+    }
+    return entity as T;
+  }
+
+  /** One column's stored value as the entity property holds it. */
+  fromColumn<K extends keyof T & string>(property: K, value: unknown): T[K] {
+    const column = this.column(property);
+    return (
+      value === null || value === undefined ? null : this.dataSource.driver.prepareHydratedValue(value, column)
+    ) as T[K];
+  }
+
+  /** A property's value in the form the driver stores its column. */
+  toColumn(property: keyof T & string, value: unknown): unknown {
+    return this.dataSource.driver.preparePersistentValue(value, this.column(property));
+  }
+
+  private column(property: string): ColumnMetadata {
+    const { metadata, byProperty } = this.resolve();
+    const column = byProperty.get(property);
+    if (!column) throw new Error(`${metadata.name} has no column for ${property}`);
+    return column;
+  }
+
+  private resolve() {
+    if (!this.resolved) {
+      const metadata = this.dataSource.getMetadata(this.target);
+      const byProperty = new Map(metadata.columns.map((column) => [column.propertyName, column]));
+      this.resolved = { metadata, byProperty };
+    }
+    return this.resolved;
+  }
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { databasesUnderTest } from '../../test/support/databases.js';
+import { openMigratedDataSource, type MigratedDataSource } from '../../test/support/migrated-data-source.js';
+import { identityKey } from '../common/text/identity-key.js';
+import { SqlRunner } from '../database/sql-runner.js';
+import { User } from '../users/entities/user.entity.js';
+import { DocumentsRepository, type DocumentWrite } from './documents.repository.js';
+import { DOCUMENT_COLUMNS, DOCUMENT_HISTORY_COLUMNS } from './documents.sql.js';
+import { DocumentHistory } from './entities/document-history.entity.js';
+import { DocumentType } from './entities/document-type.entity.js';
+import { Document } from './entities/document.entity.js';
+import { Project } from './entities/project.entity.js';
+
+// What the hand-written statements store and read back, asserted on the stored rows (read with
+// TypeORM's own repositories), on a real database of each kind.
+describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
+  let dataSource: DataSource;
+  let database: MigratedDataSource | undefined;
+  let repository: DocumentsRepository;
+  let uploader: string;
+  let projectId: string;
+  let documentTypeId: string;
+
+  beforeAll(async () => {
+    database = await openMigratedDataSource(kind);
+    dataSource = database.dataSource;
+    repository = new DocumentsRepository(
+      dataSource,
+      new SqlRunner(dataSource),
+      dataSource.getRepository(DocumentHistory),
+    );
+    uploader = randomUUID();
+    await dataSource.getRepository(User).insert({
+      id: uploader,
+      username: 'uploader',
+      usernameKey: identityKey('uploader'),
+      email: 'uploader@example.com',
+      emailKey: identityKey('uploader@example.com'),
+      firstName: 'U',
+      lastName: 'L',
+      passwordHash: 'x',
+      isActive: true,
+      tokenVersion: 0,
+      createdAt: new Date(),
+    });
+    projectId = randomUUID();
+    documentTypeId = randomUUID();
+    await dataSource.getRepository(Project).insert({ id: projectId, name: 'P', createdAt: new Date() });
+    await dataSource.getRepository(DocumentType).insert({ id: documentTypeId, name: 'T', createdAt: new Date() });
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  let document: Document;
+  beforeEach(async () => {
+    document = Object.assign(new Document(), {
+      id: randomUUID(),
+      projectId,
+      documentTypeId,
+      title: 'Old title',
+      description: 'Old description',
+      fileName: 'a.pdf',
+      fileSize: 12_345_678_901,
+      mimeType: 'application/pdf',
+      currentVersion: 1,
+      status: 'draft',
+      tags: ['a'],
+      metadata: { k: 1, nested: { deep: [true, null] } },
+      uploadedBy: uploader,
+      rowVersion: 3,
+      createdAt: new Date('2026-01-01T00:00:00.123Z'),
+      updatedAt: new Date('2026-01-02T00:00:00.456Z'),
+    });
+    await dataSource.getRepository(Document).insert(document as QueryDeepPartialEntity<Document>);
+  });
+
+  const stored = () => dataSource.getRepository(Document).findOneByOrFail({ id: document.id });
+  const storedHistory = () => dataSource.getRepository(DocumentHistory).findBy({ documentId: document.id });
+
+  function writeFrom(from: Document, values: DocumentWrite['values'], rowVersion = from.rowVersion + 1): DocumentWrite {
+    const updatedAt = new Date(from.updatedAt.getTime() + 1_000);
+    const changes = Object.fromEntries(
+      Object.entries(values).map(([field, to]) => [field, { from: from[field as keyof Document], to }]),
+    );
+    const history = Object.assign(new DocumentHistory(), {
+      id: randomUUID(),
+      documentId: from.id,
+      changedBy: uploader,
+      changedAt: updatedAt,
+      rowVersion,
+      changes,
+    });
+    return { from, values, updatedAt, rowVersion, history };
+  }
+
+  it('declares every column of the entities in its statements', () => {
+    expect(DOCUMENT_COLUMNS).toEqual(dataSource.getMetadata(Document).columns.map((column) => column.databaseName));
+    expect(DOCUMENT_HISTORY_COLUMNS).toEqual(
+      dataSource.getMetadata(DocumentHistory).columns.map((column) => column.databaseName),
+    );
+  });
+
+  it('reads a document as TypeORM hydrates it', async () => {
+    const found = await repository.findById(document.id);
+    expect(found).toBeInstanceOf(Document);
+    expect(found).toEqual(await stored());
+    expect(found).toEqual(document);
+    await expect(repository.findById(randomUUID())).resolves.toBeNull();
+  });
+
+  it('stores an update and its history row together', async () => {
+    const write = writeFrom(document, { title: 'New title', tags: ['b', 'a'], metadata: { x: [1] } });
+    await expect(repository.writeIfUnchanged(write)).resolves.toBe(true);
+    expect(await stored()).toEqual(
+      Object.assign(new Document(), document, write.values, { updatedAt: write.updatedAt, rowVersion: 4 }),
+    );
+    expect(await storedHistory()).toEqual([write.history]);
+  });
+
+  it('writes nothing when the document no longer has the version the change was computed from', async () => {
+    const stale = writeFrom(Object.assign(new Document(), document, { rowVersion: 2 }), { title: 'Lost' });
+    await expect(repository.writeIfUnchanged(stale)).resolves.toBe(false);
+    expect(await stored()).toEqual(document);
+    expect(await storedHistory()).toEqual([]);
+  });
+
+  it('a locked update reads the current row and stores what was decided on it', async () => {
+    const result = await repository.updateLocked(document.id, (current) => {
+      expect(current).toEqual(document);
+      const write = writeFrom(current!, { description: 'Locked change' });
+      return { result: write.rowVersion, write };
+    });
+    expect(result).toBe(4);
+    expect(await stored()).toMatchObject({ description: 'Locked change', rowVersion: 4 });
+    expect(await storedHistory()).toHaveLength(1);
+
+    await expect(repository.updateLocked(randomUUID(), (current) => ({ result: current }))).resolves.toBeNull();
+  });
+
+  it('a locked update whose row moved under it fails and stores nothing', async () => {
+    await expect(
+      repository.updateLocked(document.id, () => ({
+        result: undefined,
+        write: writeFrom(Object.assign(new Document(), document, { rowVersion: 9 }), { title: 'Never' }),
+      })),
+    ).rejects.toThrow('A locked document changed under its lock');
+    expect(await stored()).toEqual(document);
+    expect(await storedHistory()).toEqual([]);
+  });
+
+  it('lists history newest first, at most the given number', async () => {
+    let current = document;
+    for (const title of ['one', 'two', 'three']) {
+      const write = writeFrom(current, { title });
+      await repository.writeIfUnchanged(write);
+      current = await stored();
+    }
+    const entries = await repository.history(document.id, 2);
+    expect(entries.map((entry) => entry.changes.title?.to)).toEqual(['three', 'two']);
+  });
+});

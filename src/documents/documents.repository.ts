@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
+import {
+  DOCUMENT_HISTORY_COLUMNS,
+  DOCUMENT_HISTORY_INSERT_SQL,
+  documentByIdSql,
+  documentUpdateSql,
+} from './documents.sql.js';
+import { DocumentHistory } from './entities/document-history.entity.js';
+import { Document } from './entities/document.entity.js';
+
+/** The fields an update may change. */
+export type EditableDocumentFields = Partial<Pick<Document, 'title' | 'description' | 'tags' | 'metadata'>>;
+
+/** One update as the service decided it: written whole (with its history row) or not at all. */
+export interface DocumentWrite {
+  /** The document the change was computed from; the write applies only while it still has this rowVersion. */
+  from: Document;
+  /** The changed fields and their new values. */
+  values: EditableDocumentFields;
+  updatedAt: Date;
+  rowVersion: number;
+  history: DocumentHistory;
+}
+
+/**
+ * Every statement and row mapping of documents. The update path is hand-written SQL
+ * (documents.sql.ts) on the shared runner: it is a hot path, and TypeORM's query building and
+ * entity hydration cost more CPU there than the database work itself. The history list is not,
+ * and uses TypeORM's repository.
+ */
+@Injectable()
+export class DocumentsRepository {
+  private readonly documents: EntityRows<Document>;
+  private readonly historyRows: EntityRows<DocumentHistory>;
+  private readonly lockingRead: string;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly sql: SqlRunner,
+    @InjectRepository(DocumentHistory) private readonly historyEntries: Repository<DocumentHistory>,
+  ) {
+    this.documents = new EntityRows(dataSource, Document);
+    this.historyRows = new EntityRows(dataSource, DocumentHistory);
+    this.lockingRead = documentByIdSql(dataSource.options.type === 'mysql');
+  }
+
+  async findById(id: string): Promise<Document | null> {
+    const [row] = await this.sql.select<Record<string, unknown>>(documentByIdSql(), [id]);
+    return row ? this.documents.fromRow(row) : null;
+  }
+
+  /**
+   * Writes the update and its history row in one transaction if the document still has the
+   * version the change was computed from; answers whether it did (nothing is written otherwise).
+   */
+  writeIfUnchanged(write: DocumentWrite): Promise<boolean> {
+    return this.sql.writeIfChanged(this.updateStatement(write), this.historyStatement(write.history));
+  }
+
+  /**
+   * Reads the document under a row lock (FOR UPDATE on MySQL; SQLite serialises writers), lets
+   * `decide` compute the update, and writes it in the same transaction.
+   */
+  updateLocked<T>(id: string, decide: (document: Document | null) => { result: T; write?: DocumentWrite }): Promise<T> {
+    return this.sql.transaction(async (tx) => {
+      const [row] = await tx.select<Record<string, unknown>>(this.lockingRead, [id]);
+      const { result, write } = decide(row ? this.documents.fromRow(row) : null);
+      if (write) {
+        if ((await tx.execute(...this.updateStatement(write))) !== 1) {
+          throw new Error('A locked document changed under its lock');
+        }
+        await tx.execute(...this.historyStatement(write.history));
+      }
+      return result;
+    });
+  }
+
+  /** Newest first, at most `limit` entries. */
+  history(documentId: string, limit: number): Promise<DocumentHistory[]> {
+    return this.historyEntries.find({
+      where: { documentId },
+      order: { changedAt: 'DESC', rowVersion: 'DESC' },
+      take: limit,
+    });
+  }
+
+  private updateStatement({ from, values, updatedAt, rowVersion }: DocumentWrite): SqlStatement {
+    const fields = Object.keys(values) as (keyof EditableDocumentFields)[];
+    return [
+      documentUpdateSql(fields),
+      [
+        ...fields.map((field) => this.documents.toColumn(field, values[field])),
+        this.documents.toColumn('updatedAt', updatedAt),
+        this.documents.toColumn('rowVersion', rowVersion),
+        from.id,
+        from.rowVersion,
+      ],
+    ];
+  }
+
+  private historyStatement(entry: DocumentHistory): SqlStatement {
+    return [
+      DOCUMENT_HISTORY_INSERT_SQL,
+      DOCUMENT_HISTORY_COLUMNS.map((column) => this.historyRows.toColumn(column, entry[column])),
+    ];
+  }
+}

@@ -1,0 +1,104 @@
+// The notification list's statements, owned by NotificationsRepository (the only caller in src/).
+// Pure text builders with no runtime imports, so the bench's baseline server, its EXPLAIN check and
+// the service all run this one copy without loading Nest or TypeORM. Identifiers are plain
+// camelCase names (see the InitialSchema migration): no quoting on either database.
+import type { SqlStatement } from '../database/sql-runner.js';
+
+/** Every column of `notifications`, in entity order (checked against the entity in the repository spec). */
+export const NOTIFICATION_COLUMNS = [
+  'id',
+  'userId',
+  'subject',
+  'message',
+  'notificationType',
+  'status',
+  'readAt',
+  'createdAt',
+] as const;
+
+export interface NotificationListFilters {
+  status?: string;
+  type?: string;
+  unreadOnly?: boolean;
+}
+
+/** A keyset position: the last (createdAt, id) already seen, createdAt in the driver's stored form. */
+export interface NotificationSeekPosition {
+  createdAt: unknown;
+  id: string;
+}
+
+/** The filters as conditions on one table, in the same parameter order for the count and the page. */
+function filterConditions(
+  filters: NotificationListFilters,
+  unreadCondition: string,
+): { conditions: string[]; parameters: unknown[] } {
+  const conditions: string[] = [];
+  const parameters: unknown[] = [];
+  if (filters.status) {
+    conditions.push('status = ?');
+    parameters.push(filters.status);
+  }
+  if (filters.type) {
+    conditions.push('notificationType = ?');
+    parameters.push(filters.type);
+  }
+  if (filters.unreadOnly) conditions.push(unreadCondition);
+  return { conditions, parameters };
+}
+
+/**
+ * The exact total for the filters: a sum over at most 32 trigger-maintained rows of
+ * `notification_counts` (primary key userId, status, notificationType, isRead) instead of a
+ * COUNT over every notification of the user.
+ */
+export function notificationCountStatement(userId: string, filters: NotificationListFilters): SqlStatement {
+  const { conditions, parameters } = filterConditions(filters, 'isRead = 0');
+  const where = ['userId = ?', ...conditions].join(' AND ');
+  return [`SELECT COALESCE(SUM(total), 0) AS total FROM notification_counts WHERE ${where}`, [userId, ...parameters]];
+}
+
+/**
+ * The ids of one page, newest first, from the (userId, [filter,] createdAt, id) index alone: a
+ * deep OFFSET skips index entries rather than rows. After a position it is a keyset seek, written
+ * with a bare upper bound on createdAt so SQLite, too, seeks into the index range.
+ */
+export function notificationIdsStatement(
+  userId: string,
+  filters: NotificationListFilters,
+  take: number,
+  offset: number,
+  after?: NotificationSeekPosition,
+): SqlStatement {
+  const filter = filterConditions(filters, 'readAt IS NULL');
+  const parameters: unknown[] = [userId, ...filter.parameters];
+  let where = ['userId = ?', ...filter.conditions].join(' AND ');
+  if (after) {
+    where += ' AND createdAt <= ? AND (createdAt < ? OR id < ?)';
+    parameters.push(after.createdAt, after.createdAt, after.id);
+  }
+  parameters.push(take, offset);
+  return [
+    `SELECT id, createdAt FROM notifications WHERE ${where} ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?`,
+    parameters,
+  ];
+}
+
+/**
+ * One page in one statement, a deferred join: the ids statement as a derived table, joined back
+ * to the rows, so only the page's rows are read.
+ */
+export function notificationPageStatement(
+  userId: string,
+  filters: NotificationListFilters,
+  take: number,
+  offset: number,
+  after?: NotificationSeekPosition,
+): SqlStatement {
+  const [ids, parameters] = notificationIdsStatement(userId, filters, take, offset, after);
+  const columns = NOTIFICATION_COLUMNS.map((column) => `n.${column}`).join(', ');
+  return [
+    `SELECT ${columns} FROM notifications n JOIN (${ids}) p ON p.id = n.id ORDER BY p.createdAt DESC, p.id DESC`,
+    parameters,
+  ];
+}
