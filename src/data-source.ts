@@ -2,9 +2,10 @@ import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
-import { DocumentType } from './documents/entities/document-type.entity.js';
+import { DocumentType } from './document-types/entities/document-type.entity.js';
 import { Document } from './documents/entities/document.entity.js';
-import { Project } from './documents/entities/project.entity.js';
+import { ProjectMember } from './projects/entities/project-member.entity.js';
+import { Project } from './projects/entities/project.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
@@ -22,6 +23,7 @@ export const ENTITIES = [
   Role,
   UserRole,
   Project,
+  ProjectMember,
   DocumentType,
   Document,
   DocumentHistory,

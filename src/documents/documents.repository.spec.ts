@@ -10,9 +10,9 @@ import { User } from '../users/entities/user.entity.js';
 import { DocumentsRepository, type DocumentWrite } from './documents.repository.js';
 import { DOCUMENT_COLUMNS, DOCUMENT_HISTORY_COLUMNS } from './documents.sql.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
-import { DocumentType } from './entities/document-type.entity.js';
+import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { Document } from './entities/document.entity.js';
-import { Project } from './entities/project.entity.js';
+import { Project } from '../projects/entities/project.entity.js';
 
 // What the hand-written statements store and read back, asserted on the stored rows (read with
 // TypeORM's own repositories), on a real database of each kind.

@@ -1,5 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { isMysql } from './dialect.js';
+import {
+  createCanonicalFormTriggers,
+  dropCanonicalFormTriggers,
+  type CanonicalColumns,
+} from './sqlite-canonical-forms.js';
 
 /**
  * SQLite compares TEXT byte by byte, so keyset pagination and ORDER BY are only right when every
@@ -21,7 +26,7 @@ import { isMysql } from './dialect.js';
  * MySQL needs none of this: DATETIME has one form and the ids' utf8mb4_unicode_ci collation
  * compares case-insensitively in WHERE and ORDER BY alike.
  */
-const TABLES: { table: string; ids: string[]; timestamps: string[]; nullableTimestamps?: string[] }[] = [
+const TABLES: CanonicalColumns[] = [
   { table: 'roles', ids: ['id'], timestamps: [] },
   { table: 'users', ids: ['id'], timestamps: ['createdAt'] },
   { table: 'user_roles', ids: ['userId', 'roleId'], timestamps: [] },
@@ -36,71 +41,13 @@ const TABLES: { table: string; ids: string[]; timestamps: string[]; nullableTime
   { table: 'notifications', ids: ['id', 'userId'], timestamps: ['createdAt'], nullableTimestamps: ['readAt'] },
 ];
 
-const UUID_GLOB = [8, 4, 4, 4, 12].map((length) => '[0-9a-f]'.repeat(length)).join('-');
-const TIMESTAMP_FORMAT = '%Y-%m-%d %H:%M:%f';
-
-/** A condition that is true when `value` (e.g. NEW.id) is not in canonical form. */
-const badId = (value: string) => `(typeof(${value}) <> 'text' OR ${value} NOT GLOB '${UUID_GLOB}')`;
-const badTimestamp = (value: string) =>
-  `(typeof(${value}) <> 'text' OR strftime('${TIMESTAMP_FORMAT}', ${value}) IS NOT ${value})`;
-const badNullableTimestamp = (value: string) => `(${value} IS NOT NULL AND ${badTimestamp(value)})`;
-
 export class SqliteCanonicalValues1763800000008 implements MigrationInterface {
   name = 'SqliteCanonicalValues1763800000008';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     if (isMysql(queryRunner)) return;
 
-    for (const { table, ids, timestamps, nullableTimestamps = [] } of TABLES) {
-      for (const column of ids) {
-        await queryRunner.query(
-          `UPDATE "${table}" SET "${column}" = lower("${column}") WHERE "${column}" <> lower("${column}")`,
-        );
-      }
-      for (const column of [...timestamps, ...nullableTimestamps]) {
-        await queryRunner.query(
-          `UPDATE "${table}" SET "${column}" = strftime('${TIMESTAMP_FORMAT}', "${column}")
-           WHERE "${column}" IS NOT strftime('${TIMESTAMP_FORMAT}', "${column}")
-             AND strftime('${TIMESTAMP_FORMAT}', "${column}") IS NOT NULL`,
-        );
-      }
-      const checks = [
-        ...ids.map((column) => ({ column, bad: badId(`"${column}"`) })),
-        ...timestamps.map((column) => ({ column, bad: badTimestamp(`"${column}"`) })),
-        ...nullableTimestamps.map((column) => ({ column, bad: badNullableTimestamp(`"${column}"`) })),
-      ];
-      for (const { column, bad } of checks) {
-        const [{ n }] = (await queryRunner.query(`SELECT COUNT(*) AS n FROM "${table}" WHERE ${bad}`)) as {
-          n: number;
-        }[];
-        if (n > 0) {
-          throw new Error(
-            `SqliteCanonicalValues: ${n} row(s) of ${table}.${column} hold a value that is not ` +
-              `${ids.includes(column) ? 'a UUID' : "a timestamp 'YYYY-MM-DD HH:MM:SS.SSS'"}; fix them and run the migrations again.`,
-          );
-        }
-      }
-
-      const columns = [...ids, ...timestamps, ...nullableTimestamps];
-      const refused = [
-        ...ids.map((column) => badId(`NEW."${column}"`)),
-        ...timestamps.map((column) => badTimestamp(`NEW."${column}"`)),
-        ...nullableTimestamps.map((column) => badNullableTimestamp(`NEW."${column}"`)),
-      ].join(' OR ');
-      const message =
-        `${table}: ${ids.join(', ')} must be lower-case UUIDs` +
-        (timestamps.length + nullableTimestamps.length
-          ? ` and ${[...timestamps, ...nullableTimestamps].join(', ')} UTC timestamps YYYY-MM-DD HH:MM:SS.SSS`
-          : '');
-      await queryRunner.query(
-        `CREATE TRIGGER "trg_${table}_canonical_insert" BEFORE INSERT ON "${table}" FOR EACH ROW
-         WHEN ${refused} BEGIN SELECT RAISE(ABORT, '${message}'); END`,
-      );
-      await queryRunner.query(
-        `CREATE TRIGGER "trg_${table}_canonical_update" BEFORE UPDATE OF ${columns.map((c) => `"${c}"`).join(', ')}
-         ON "${table}" FOR EACH ROW WHEN ${refused} BEGIN SELECT RAISE(ABORT, '${message}'); END`,
-      );
-    }
+    for (const columns of TABLES) await createCanonicalFormTriggers(queryRunner, columns);
 
     const replaced =
       'notifications: a notification with this id already exists; update or delete it instead ' +
@@ -120,9 +67,6 @@ export class SqliteCanonicalValues1763800000008 implements MigrationInterface {
     if (isMysql(queryRunner)) return;
     await queryRunner.query('DROP TRIGGER IF EXISTS trg_notifications_unique_update');
     await queryRunner.query('DROP TRIGGER IF EXISTS trg_notifications_unique_insert');
-    for (const { table } of TABLES.toReversed()) {
-      await queryRunner.query(`DROP TRIGGER IF EXISTS "trg_${table}_canonical_update"`);
-      await queryRunner.query(`DROP TRIGGER IF EXISTS "trg_${table}_canonical_insert"`);
-    }
+    for (const { table } of TABLES.toReversed()) await dropCanonicalFormTriggers(queryRunner, table);
   }
 }

@@ -7,6 +7,7 @@ import { ForeignKeyUpdateRules1763800000005 } from './1763800000005-ForeignKeyUp
 import { DocumentHistoryLongChanges1763800000006 } from './1763800000006-DocumentHistoryLongChanges.js';
 import { UserIdentityKeys1763800000007 } from './1763800000007-UserIdentityKeys.js';
 import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanonicalValues.js';
+import { ProjectMembership1763800000009 } from './1763800000009-ProjectMembership.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   DocumentHistoryLongChanges1763800000006,
   UserIdentityKeys1763800000007,
   SqliteCanonicalValues1763800000008,
+  ProjectMembership1763800000009,
 ];

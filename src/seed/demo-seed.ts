@@ -4,9 +4,9 @@ import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
-import { DocumentType } from '../documents/entities/document-type.entity.js';
+import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
-import { Project } from '../documents/entities/project.entity.js';
+import { Project } from '../projects/entities/project.entity.js';
 import {
   NOTIFICATION_STATUSES,
   NOTIFICATION_TYPES,

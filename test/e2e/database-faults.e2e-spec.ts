@@ -1,7 +1,7 @@
 import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Project } from '../../src/documents/entities/project.entity.js';
+import { Project } from '../../src/projects/entities/project.entity.js';
 import { PrivateMariaDb, privateMariaDbAvailable } from '../support/private-mariadb.js';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../support/test-app.js';
 

@@ -33,6 +33,7 @@ const CANONICAL_TABLES = [
   'document_types',
   'documents',
   'notifications',
+  'project_members',
   'projects',
   'roles',
   'user_roles',

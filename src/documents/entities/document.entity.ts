@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { User } from '../../users/entities/user.entity.js';
-import { DocumentType } from './document-type.entity.js';
-import { Project } from './project.entity.js';
+import { DocumentType } from '../../document-types/entities/document-type.entity.js';
+import { Project } from '../../projects/entities/project.entity.js';
 
 export const DOCUMENT_STATUSES = ['draft', 'in_review', 'approved', 'archived'] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];

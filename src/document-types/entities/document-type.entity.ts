@@ -10,6 +10,9 @@ export class DocumentType {
   @Column({ type: 'varchar', length: 100 })
   name: string;
 
+  @Column({ type: 'varchar', length: 1000, default: '' })
+  description: string;
+
   @Column({ type: 'datetime', precision: 3 })
   createdAt: Date;
 }

@@ -8,6 +8,9 @@ export class Project {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 
+  @Column({ type: 'varchar', length: 2000, default: '' })
+  description: string;
+
   @Column({ type: 'datetime', precision: 3 })
   createdAt: Date;
 }
