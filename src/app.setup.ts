@@ -1,8 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
-import { invalidBodyShape, unsupportedMediaType } from './common/http/body-guards.js';
 import { ConnectionDraining } from './common/http/draining.js';
 import { setupOpenApi } from './common/http/openapi.js';
+import { invalidBody, invalidQuery, rejectBeforeBody } from './common/http/request-guards.js';
+import { enforceRequestDeadline } from './common/http/request-deadline.js';
 import { createSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import type { HttpConfig } from './config/configuration.js';
@@ -11,8 +12,8 @@ export { createFastifyAdapter } from './common/http/fastify-adapter.js';
 
 /**
  * Everything that makes the app this service, shared by main.ts and the e2e tests: security
- * headers, request ids, body guards, the global pipe and filter, Swagger. Answers the handle
- * that SIGTERM uses to make every further response close its connection.
+ * headers, request ids, request guards and deadline, the global pipe and filter, Swagger.
+ * Answers the handle that SIGTERM uses to make every further response close its connection.
  */
 export async function configureApp(app: NestFastifyApplication, config: HttpConfig): Promise<ConnectionDraining> {
   const fastify = app.getHttpAdapter().getInstance();
@@ -26,17 +27,18 @@ export async function configureApp(app: NestFastifyApplication, config: HttpConf
   fastify.addHook('onRequest', (request, reply, done) => {
     securityHeaders(request.raw, reply.raw, () => undefined);
     void reply.header('x-request-id', request.id);
-    done(unsupportedMediaType(request));
+    done(rejectBeforeBody(request));
   });
+  enforceRequestDeadline(fastify, config.requestTimeoutMs);
 
   fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (draining.active) void reply.header('connection', 'close');
     done(null, payload);
   });
 
-  // Runs after JSON parsing and before Nest's pipes: the body must be one bounded JSON object.
+  // Runs after JSON parsing and before Nest's guards and pipes.
   fastify.addHook('preHandler', (request, _reply, done) => {
-    done(invalidBodyShape(request));
+    done(invalidBody(request) ?? invalidQuery(request));
   });
 
   app.useGlobalPipes(createValidationPipe());

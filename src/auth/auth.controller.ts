@@ -16,7 +16,7 @@ import { AuthService } from './auth.service.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponseDto } from './dto/login-response.dto.js';
-import { LoginThrottle } from './throttling/login-throttler.guard.js';
+import { LoginThrottle } from './login-throttle/login-throttle.guard.js';
 
 @ApiTags('auth')
 @Controller('api/auth')

@@ -9,8 +9,7 @@ import { UsersService } from '../users/users.service.js';
 import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponseDto } from './dto/login-response.dto.js';
 import { jwtSettings, type TokenClaims } from './jwt-options.js';
-import { LOGIN_THROTTLE_STORAGE, type ResettableThrottlerStorage } from './throttling/login-throttle.storage.js';
-import { LOGIN_BY_USERNAME, loginThrottleKey, usernameTracker } from './throttling/login-throttler.guard.js';
+import { UsernameThrottle } from './login-throttle/username-throttle.service.js';
 
 const INVALID_CREDENTIALS = 'The username or password is incorrect, or the account is inactive.';
 
@@ -23,7 +22,7 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
-    @Inject(LOGIN_THROTTLE_STORAGE) private readonly throttleStorage: ResettableThrottlerStorage,
+    private readonly usernameThrottle: UsernameThrottle,
   ) {
     this.settings = jwtSettings(tokenConfig);
   }
@@ -35,7 +34,7 @@ export class AuthService {
     if (!user || !passwordMatches || !user.isActive) {
       throw new ApiError('invalid_credentials', INVALID_CREDENTIALS);
     }
-    await this.throttleStorage.reset(loginThrottleKey(LOGIN_BY_USERNAME, usernameTracker(username)!));
+    await this.usernameThrottle.reset(username);
     const claims: TokenClaims = { sub: user.id, ver: user.tokenVersion };
     const token = await this.jwt.signAsync(claims, {
       privateKey: this.settings.signingKey,

@@ -6,14 +6,7 @@ import { DataSource } from 'typeorm';
 import { MaxBytes, NoControlCharacters } from '../common/validation/text.validators.js';
 import { Role } from '../users/entities/role.entity.js';
 import { UsersService } from '../users/users.service.js';
-import {
-  CliError,
-  parseFlags,
-  readPassword,
-  runCli,
-  validateInput,
-  withCliContext,
-} from './cli-support.js';
+import { CliError, parseFlags, readPassword, runCli, validateInput, withCliContext } from './cli-support.js';
 
 const USAGE = `Usage: npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
 The password is read from NEW_USER_PASSWORD if set, else from the first line of standard input.`;

@@ -99,12 +99,22 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect(spec.components.schemas.ErrorResponseDto.properties.error.enum.sort()).toEqual([...ERROR_CODES].sort());
 
     const login = spec.paths['/api/auth/login'].post;
-    expect(Object.keys(login.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+    expect(Object.keys(login.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '408',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(login.security ?? []).toEqual([]);
 
     const update = spec.paths['/api/documents/{documentId}'].put;
     expect(Object.keys(update.responses).sort()).toEqual(
-      ['200', '400', '401', '403', '404', '412', '413', '415', '500', '503'].sort(),
+      ['200', '400', '401', '403', '404', '408', '412', '413', '415', '500', '503'].sort(),
     );
     expect(update.security).toEqual([{ bearer: [] }]);
     expect(update.parameters.find((p: { name: string }) => p.name === 'documentId').schema.format).toBe('uuid');
@@ -112,6 +122,9 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect(Object.keys(updateBody.properties).sort()).toEqual(['description', 'metadata', 'tags', 'title']);
     expect(updateBody.required ?? []).toEqual([]);
     expect(updateBody.properties.title).toMatchObject({ minLength: 1, maxLength: 255 });
+    for (const field of ['title', 'description', 'tags'])
+      expect(updateBody.properties[field].description).toMatch(/characters \(Unicode code points\)/);
+    expect(spec.components.schemas.LoginDto.properties.username.description).toMatch(/Unicode code points/);
 
     const list = spec.paths['/api/notifications'].get;
     expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '500', '503']);

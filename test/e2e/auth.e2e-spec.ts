@@ -1,3 +1,4 @@
+import { allPermissions } from '../../src/common/authz/permission-catalogue.js';
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -46,7 +47,7 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
       {
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         name: 'admin',
-        permissions: { documents: ['update'], notifications: ['read'] },
+        permissions: allPermissions(),
       },
     ]);
     expect(response.text).not.toMatch(/passwordHash|\$argon2|tokenVersion/);

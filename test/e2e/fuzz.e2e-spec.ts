@@ -11,9 +11,21 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const options = { numRuns: RUNS, seed: SEED, endOnFailure: true };
 
+// Single UTF-16 units, lone surrogates and variation selectors included: text a naive length
+// rule or a UTF-8 encoder gets wrong.
+const awkwardUnits = fc.oneof(
+  fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)),
+  fc.constantFrom('\uFE0F', '\uFE0E', '\u2764\uFE0F', 'a\uFE0F', '\u0301', '💥'),
+  fc.string({ minLength: 1, maxLength: 1 }),
+);
 const hostileStrings = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: awkwardUnits, maxLength: 40 }),
+  // Near every length bound (64 tag, 255 title/username) once code points are counted.
+  fc
+    .tuple(fc.constantFrom('a\uFE0F', '\u2764\uFE0F', '💥', 'x'), fc.constantFrom(32, 63, 64, 65, 127, 128, 255, 256))
+    .map(([unit, times]) => unit.repeat(times)),
   fc.constantFrom(
     "' OR 1=1 --",
     '"; DROP TABLE documents; --',
@@ -23,6 +35,8 @@ const hostileStrings = fc.oneof(
     '{"$ne": null}',
     '__proto__',
     'constructor',
+    'lone \ud800 x',
+    '\udc00',
     'NaN',
     'Infinity',
     '-1',
@@ -56,7 +70,26 @@ const bodyKeys = fc.constantFrom(
   'constructor',
   'username',
   'password',
+  // Named after Object.prototype members: unknown fields all the same.
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
 );
+const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Length in Unicode code points, the unit of every bound. */
+const codePoints = (text: string) => Array.from(text).length;
+const hasLoneSurrogate = (text: string) => /\p{Cs}/u.test(text);
+// A URL carries UTF-8 bytes, which cannot spell a lone surrogate (encodeURIComponent throws on one).
+const forUrl = (text: string) => encodeURIComponent(text.replace(/\p{Cs}/gu, '\uFFFD'));
+const anyText = (value: unknown, test: (text: string) => boolean): boolean =>
+  typeof value === 'string'
+    ? test(value)
+    : typeof value === 'object' && value !== null
+      ? Object.entries(value).some(([key, item]) => test(key) || anyText(item, test))
+      : false;
 
 function expectErrorShape(response: request.Response): void {
   expect(response.status, response.text.slice(0, 300)).toBeLessThan(500);
@@ -100,7 +133,22 @@ describe.each(databasesUnderTest())('hostile input on %s', (kind) => {
           .set('content-type', 'application/json')
           .send(JSON.stringify(body));
         expectErrorShape(response);
-        if (response.status !== 200) expect(await snapshot()).toBe(before);
+        if (response.status !== 200) {
+          expect(await snapshot()).toBe(before);
+        } else {
+          // Accepted means: only known fields, well-formed text within its bounds, and the answer is what was stored.
+          expect(Object.keys(body).every((key) => !INHERITED_NAMES.has(key))).toBe(true);
+          expect(anyText(body, hasLoneSurrogate)).toBe(false);
+          const document = response.body.document;
+          expect(codePoints(document.title)).toBeLessThanOrEqual(255);
+          for (const tag of document.tags) expect(codePoints(tag)).toBeLessThanOrEqual(64);
+          const [row] = await t.dataSource.query('SELECT title, description, tags FROM documents WHERE id = ?', [
+            documentId,
+          ]);
+          expect(row.title).toBe(document.title);
+          expect(row.description).toBe(document.description);
+          expect(JSON.parse(row.tags)).toEqual(document.tags);
+        }
       }),
       options,
     );
@@ -133,13 +181,38 @@ describe.each(databasesUnderTest())('hostile input on %s', (kind) => {
 
   it('PUT: random path ids never cause a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(hostileStrings, fc.uuid()), async (id) => {
+      fc.asyncProperty(
+        fc.oneof(
+          hostileStrings,
+          fc.uuid(),
+          fc.uuid().map((id) => id.toUpperCase()),
+        ),
+        async (id) => {
+          const response = await request(t.url)
+            .put(`/api/documents/${forUrl(id.slice(0, 500))}`)
+            .set('authorization', `Bearer ${token}`)
+            .send({ title: 'fuzzed' });
+          expectErrorShape(response);
+          expect([200, 400, 403, 404]).toContain(response.status);
+        },
+      ),
+      options,
+    );
+  });
+
+  it('PUT: the real id in any mix of letter case finds the document on every database', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { minLength: 36, maxLength: 36 }), async (upper) => {
+        const id = documentId
+          .split('')
+          .map((c, index) => (upper[index] ? c.toUpperCase() : c))
+          .join('');
         const response = await request(t.url)
-          .put(`/api/documents/${encodeURIComponent(id.slice(0, 500))}`)
+          .put(`/api/documents/${id}`)
           .set('authorization', `Bearer ${token}`)
-          .send({ title: 'fuzzed' });
-        expectErrorShape(response);
-        expect([200, 400, 403, 404]).toContain(response.status);
+          .send({});
+        expect(response.status).toBe(200);
+        expect(response.body.document.id).toBe(documentId);
       }),
       options,
     );
@@ -157,7 +230,14 @@ describe.each(databasesUnderTest())('hostile input on %s', (kind) => {
       'page[]',
       'foo',
       'userId',
+      'toString',
+      'valueOf',
+      'isPrototypeOf',
+      'constructor',
+      '__proto__',
+      'hasOwnProperty',
     );
+    const KNOWN_PARAMETERS = new Set(['status', 'type', 'unreadOnly', 'page', 'limit', 'cursor']);
     const values = fc.oneof(
       hostileStrings,
       fc.constantFrom(
@@ -180,9 +260,7 @@ describe.each(databasesUnderTest())('hostile input on %s', (kind) => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(keys, values), { maxLength: 5 }), async (pairs) => {
-        const query = pairs
-          .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value.slice(0, 300))}`)
-          .join('&');
+        const query = pairs.map(([key, value]) => `${forUrl(key)}=${forUrl(value.slice(0, 300))}`).join('&');
         const response = await request(t.url)
           .get(`/api/notifications?${query}`)
           .set('authorization', `Bearer ${token}`);
@@ -193,6 +271,7 @@ describe.each(databasesUnderTest())('hostile input on %s', (kind) => {
         } else {
           expect(response.status).toBe(400);
         }
+        if (pairs.some(([key]) => !KNOWN_PARAMETERS.has(key))) expect(response.status).toBe(400);
       }),
       options,
     );
@@ -204,6 +283,8 @@ describe.each(databasesUnderTest())('hostile input on %s', (kind) => {
         const response = await request(t.url).post('/api/auth/login').send(body);
         expectErrorShape(response);
         expect([400, 401]).toContain(response.status);
+        if (Object.keys(body).some((key) => key !== 'username' && key !== 'password'))
+          expect(response.status).toBe(400);
       }),
       options,
     );

@@ -1,11 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { MaxBytes, NoControlCharacters } from '../../common/validation/text.validators.js';
+import { IsNotEmpty, IsString } from 'class-validator';
+import { MaxBytes, NoControlCharacters, TextLength } from '../../common/validation/text.validators.js';
 
 export class LoginDto {
-  @ApiProperty({ example: 'alice', minLength: 1, maxLength: 255 })
+  @ApiProperty({
+    example: 'alice',
+    minLength: 1,
+    maxLength: 255,
+    description: 'At most 255 characters (Unicode code points).',
+  })
   @NoControlCharacters()
-  @MaxLength(255)
+  @TextLength(1, 255)
   @IsNotEmpty()
   @IsString() // decorators run bottom-up: the type check comes first
   readonly username: string;

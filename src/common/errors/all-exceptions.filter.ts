@@ -2,20 +2,22 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeForLog, mapError } from './error-mapping.js';
 
-/** The one owner of the error shape: every exception Nest sees leaves as {error, details}. */
+const logger = new Logger('Errors');
+
+/** Every exception Nest sees leaves through sendError. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Errors');
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    sendError(exception, request, reply, this.logger);
+    sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 }
 
-export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+/**
+ * Sends anything thrown as the one error answer (see errorAnswer), with the request id, and logs
+ * the failures that are ours. Also used by the Fastify-level handlers that run before Nest.
+ */
+export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const mapped = mapError(exception);
   if (mapped.unexpected) {
     logger.error({
@@ -28,5 +30,10 @@ export function sendError(exception: unknown, request: FastifyRequest, reply: Fa
     });
   }
   if (reply.sent) return;
-  void reply.status(mapped.status).headers(mapped.headers).type('application/json; charset=utf-8').send(mapped.body);
+  void reply
+    .status(mapped.status)
+    .header('x-request-id', request.id)
+    .headers(mapped.headers)
+    .type('application/json; charset=utf-8')
+    .send(mapped.body);
 }

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import {
   ApiInternalServerErrorResponse,
   ApiPayloadTooLargeResponse,
+  ApiRequestTimeoutResponse,
   ApiServiceUnavailableResponse,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
@@ -24,6 +25,10 @@ export function ApiCommonErrors(options: { body?: boolean } = {}) {
       ApiPayloadTooLargeResponse({
         type: ErrorResponseDto,
         description: 'payload_too_large: body over the configured limit (1 MiB by default)',
+      }),
+      ApiRequestTimeoutResponse({
+        type: ErrorResponseDto,
+        description: 'request_timeout: the body announced did not arrive within the request timeout',
       }),
       ApiUnsupportedMediaTypeResponse({
         type: ErrorResponseDto,

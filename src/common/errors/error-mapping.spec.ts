@@ -1,4 +1,4 @@
-import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
+import { BadRequestException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './error-codes.js';
@@ -37,6 +37,16 @@ describe('mapError', () => {
     expect(mapped.body.error).toBe('service_unavailable');
     expect(mapped.headers['retry-after']).toBe('5');
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], { code: 'SQLITE_BUSY' } as never))).toBe(true);
+  });
+
+  it('gives every 429 and 503 a Retry-After, keeping one the thrower set', () => {
+    expect(mapError(new ApiError('too_many_requests', 'slow down')).headers['retry-after']).toBe('5');
+    expect(
+      mapError(new ApiError('too_many_requests', 'slow down', { 'retry-after': '42' })).headers['retry-after'],
+    ).toBe('42');
+    expect(mapError(new ServiceUnavailableException()).headers['retry-after']).toBe('5');
+    expect(mapError(new HttpException('busy', 429)).headers['retry-after']).toBe('5');
+    expect(mapError(new BadRequestException('x')).headers['retry-after']).toBeUndefined();
   });
 
   it('hides unexpected errors behind a generic 500', () => {

@@ -1,10 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import { ApiError, type ErrorCode } from './error-codes.js';
+import { errorAnswer, internalError, routeNotFound, unsupportedMediaType, type ErrorAnswer } from './error-answer.js';
 
-export interface MappedError {
-  status: number;
-  body: { error: ErrorCode; details: string };
-  headers: Record<string, string>;
+export interface MappedError extends ErrorAnswer {
   /** True when the failure is ours (5xx) and deserves a server-side log line. */
   unexpected: boolean;
 }
@@ -15,10 +13,13 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
   403: 'forbidden',
   404: 'route_not_found',
   405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
   412: 'precondition_failed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'too_many_requests',
+  431: 'headers_too_large',
   503: 'service_unavailable',
 };
 
@@ -72,47 +73,39 @@ function fastifyError(error: unknown): MappedError | undefined {
   if (!candidate || typeof candidate.code !== 'string' || !candidate.code.startsWith('FST_')) {
     // Fastify's JSON parser raises a SyntaxError with statusCode 400 for malformed bodies.
     if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
-      return result(400, 'invalid_json', 'The request body is not valid JSON.');
+      return result('invalid_json', 'The request body is not valid JSON.');
     }
     return undefined;
   }
   switch (candidate.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return result(413, 'payload_too_large', 'The request body is larger than this service accepts.');
+      return result('payload_too_large', 'The request body is larger than this service accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
-      return result(
-        415,
-        'unsupported_media_type',
-        'Send the request body as JSON with Content-Type: application/json.',
-      );
+      return answer(unsupportedMediaType());
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return result(400, 'invalid_json', 'The request declares a JSON body but it is empty; send {} for no changes.');
+      return result('invalid_json', 'The request declares a JSON body but it is empty; send {} for no changes.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return result(
-        400,
         'invalid_json',
         'The request body is not valid JSON, or it contains a forbidden "__proto__" or "constructor" key.',
       );
-    case 'FST_ERR_HANDLER_TIMEOUT':
-      return {
-        ...result(503, 'service_unavailable', 'The service could not answer in time; retry shortly.', {
-          'retry-after': '5',
-        }),
-        unexpected: true,
-      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return result(400, 'invalid_json', 'The Content-Length header does not match the body.');
+      return result('invalid_json', 'The Content-Length header does not match the body.');
     default: {
       const status = typeof candidate.statusCode === 'number' ? candidate.statusCode : 500;
       if (status >= 500) return undefined;
-      return result(status, STATUS_TO_CODE[status] ?? 'validation_failed', 'The request could not be processed.');
+      return result(STATUS_TO_CODE[status] ?? 'validation_failed', 'The request could not be processed.');
     }
   }
 }
 
-function result(status: number, code: ErrorCode, details: string, headers: Record<string, string> = {}): MappedError {
-  return { status, body: { error: code, details }, headers, unexpected: status >= 500 };
+function answer(error: ApiError): MappedError {
+  return { ...errorAnswer(error), unexpected: error.status >= 500 };
+}
+
+function result(code: ErrorCode, details: string): MappedError {
+  return answer(new ApiError(code, details));
 }
 
 function detailsOf(exception: HttpException): string {
@@ -126,39 +119,25 @@ function detailsOf(exception: HttpException): string {
 
 /** Turns anything thrown anywhere into the one {error, details} answer. Pure, so it is unit-tested. */
 export function mapError(exception: unknown): MappedError {
-  if (exception instanceof ApiError) {
-    return result(exception.status, exception.code, exception.details, exception.headers);
-  }
+  if (exception instanceof ApiError) return answer(exception);
   if (exception instanceof HttpException) {
     // Nest wraps Fastify's own 4xx errors (body parsing) in an HttpException with the original as cause.
     const fromFastify = fastifyError((exception as { cause?: unknown }).cause);
     if (fromFastify) return fromFastify;
     const status = exception.getStatus();
-    if (status === 404) {
-      return result(404, 'route_not_found', 'No such route; see /docs for the operations this service offers.');
-    }
+    if (status === 404) return answer(routeNotFound());
     if (status === 503) {
-      return {
-        ...result(503, 'service_unavailable', 'A dependency of the service is unavailable; retry shortly.', {
-          'retry-after': '5',
-        }),
-        unexpected: true,
-      };
+      return result('service_unavailable', 'A dependency of the service is unavailable; retry shortly.');
     }
-    if (status >= 500) return result(500, 'internal_error', 'An unexpected error occurred; it has been logged.');
-    return result(status, STATUS_TO_CODE[status] ?? 'validation_failed', detailsOf(exception));
+    if (status >= 500) return answer(internalError());
+    return result(STATUS_TO_CODE[status] ?? 'validation_failed', detailsOf(exception));
   }
   const fromFastify = fastifyError(exception);
   if (fromFastify) return fromFastify;
   if (isDatabaseUnavailable(exception)) {
-    return {
-      ...result(503, 'service_unavailable', 'The database is temporarily unavailable; retry shortly.', {
-        'retry-after': '5',
-      }),
-      unexpected: true,
-    };
+    return result('service_unavailable', 'The database is temporarily unavailable; retry shortly.');
   }
-  return result(500, 'internal_error', 'An unexpected error occurred; it has been logged.');
+  return answer(internalError());
 }
 
 /**

@@ -1,4 +1,5 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { codePointLength } from '../text/unicode.js';
 
 // C0 controls, DEL, C1 controls and the bidi embedding/override/isolate marks that can
 // make text display differently from what it is (e.g. U+202E reverses what follows).
@@ -47,6 +48,38 @@ export function MaxBytes(max: number, options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) => typeof value !== 'string' || Buffer.byteLength(value, 'utf8') <= max,
         defaultMessage: (args: ValidationArguments) => `${args.property} must be at most ${max} bytes long`,
+      },
+    });
+}
+
+/**
+ * The one length rule for text fields: min..max Unicode code points, the unit MySQL's
+ * VARCHAR(n) counts in utf8mb4 and JSON Schema's minLength/maxLength mean. (class-validator's
+ * Length/MaxLength count a character followed by U+FE0E/U+FE0F as one, which let 510 code points
+ * through a 255 rule.) Use it for every bounded string; `each` applies it to array entries.
+ */
+export function TextLength(min: number, max: number, options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'textLength',
+      target: object.constructor,
+      propertyName,
+      constraints: [min, max],
+      options,
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return true; // type rules report this
+          const length = codePointLength(value);
+          return length >= min && length <= max;
+        },
+        defaultMessage: (args: ValidationArguments) => {
+          const tooShort = typeof args.value === 'string' && codePointLength(args.value) < min;
+          return (
+            `${args.property}${options?.each ? ' entries' : ''} must be ` +
+            (tooShort ? `longer than or equal to ${min}` : `shorter than or equal to ${max}`) +
+            ' characters (Unicode code points)'
+          );
+        },
       },
     });
 }

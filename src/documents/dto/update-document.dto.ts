@@ -1,8 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsObject, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsString, Matches, ValidateIf } from 'class-validator';
 import { JsonBounds } from '../../common/validation/json-bounds.validator.js';
-import { NoControlCharacters, NoControlCharactersExceptWhitespace } from '../../common/validation/text.validators.js';
+import {
+  NoControlCharacters,
+  NoControlCharactersExceptWhitespace,
+  TextLength,
+} from '../../common/validation/text.validators.js';
 
 export const DOCUMENT_LIMITS = {
   titleMax: 255,
@@ -24,22 +28,29 @@ const trimEach = ({ value }: { value: unknown }) =>
  * uploadedBy, ...) are rejected with 400, never silently dropped.
  */
 export class UpdateDocumentDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: DOCUMENT_LIMITS.titleMax, example: 'Q3 supplier contract' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: DOCUMENT_LIMITS.titleMax,
+    example: 'Q3 supplier contract',
+    description: '1-255 characters (Unicode code points), not blank.',
+  })
   @ValidateIf(isPresent)
   @NoControlCharacters()
   @Matches(/\S/, { message: 'title must not be blank' })
-  @Length(1, DOCUMENT_LIMITS.titleMax)
+  @TextLength(1, DOCUMENT_LIMITS.titleMax)
   @IsString() // decorators run bottom-up: the type check comes first
   readonly title?: string;
 
   @ApiPropertyOptional({
     maxLength: DOCUMENT_LIMITS.descriptionMax,
     example: 'Signed copy, countersigned by legal on 2026-09-30.',
-    description: 'May be empty. Tabs and newlines are allowed; other control characters are not.',
+    description:
+      'At most 10,000 characters (Unicode code points); may be empty. Tabs and newlines are allowed; other ' +
+      'control characters are not.',
   })
   @ValidateIf(isPresent)
   @NoControlCharactersExceptWhitespace()
-  @MaxLength(DOCUMENT_LIMITS.descriptionMax)
+  @TextLength(0, DOCUMENT_LIMITS.descriptionMax)
   @IsString()
   readonly description?: string;
 
@@ -48,13 +59,17 @@ export class UpdateDocumentDto {
     maxItems: DOCUMENT_LIMITS.tagsMax,
     example: ['contract', 'legal'],
     description:
-      'Replaces the whole set. Each tag is trimmed and must then be 1-64 characters; duplicates are dropped, ' +
+      'Replaces the whole set. Each tag is trimmed and must then be 1-64 characters (Unicode code points); ' +
+      'duplicates are dropped, ' +
       'keeping the order of first appearance. [] clears the tags.',
   })
   @ValidateIf(isPresent)
   @Transform(trimEach)
   @NoControlCharacters({ each: true })
-  @Length(1, DOCUMENT_LIMITS.tagMax, { each: true, message: 'each tag must be 1-64 characters long after trimming' })
+  @TextLength(1, DOCUMENT_LIMITS.tagMax, {
+    each: true,
+    message: 'each tag must be 1-64 characters (Unicode code points) long after trimming',
+  })
   @IsString({ each: true, message: 'each tag must be a string' })
   @ArrayMaxSize(DOCUMENT_LIMITS.tagsMax)
   @IsArray({ message: 'tags must be an array of strings' })

@@ -1,7 +1,9 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 import { Redis } from 'ioredis';
+
+/** What a storage answers per hit; derived from the public interface (the type itself is not exported). */
+export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /** A throttler storage that can also forget a key (a successful login clears its username's count). */
 export interface ResettableThrottlerStorage extends ThrottlerStorage {
