@@ -94,7 +94,7 @@ export function ifRangeAllowsRange(header: string | undefined, etag: string): bo
 }
 
 // RFC 8187 §3.2.1 attr-char: the bytes that need no percent-encoding in filename*.
-const ATTR_CHAR = /[A-Za-z0-9!#$&+\-.^_`|~]/;
+const ATTR_CHAR = /[A-Za-z0-9!#$&+\-.^_\x60|~]/; // \x60 is the backtick
 
 function encodeRfc8187(value: string): string {
   let encoded = '';
@@ -116,7 +116,7 @@ function asciiFileName(fileName: string): string {
   const fallback = fileName
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
-    .replace(/[^\x20-\x7e]|["\\%/]/gu, '_');
+    .replace(/[^\x20-\x7e]|[\x22\\%/]/gu, '_'); // \x22 is the double quote
   const dot = fallback.lastIndexOf('.');
   const stem = dot > 0 ? fallback.slice(0, dot) : fallback;
   const extension = dot > 0 ? fallback.slice(dot) : '';

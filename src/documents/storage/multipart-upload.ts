@@ -97,10 +97,11 @@ function codePoints(value: string): number {
  * validation_failed ApiError naming the problem.
  */
 export function cleanFileName(raw: string | undefined): string {
-  if (raw === undefined || raw.trim() === '') throw invalid('The file name is empty; send the file with a file name.');
+  if (raw === undefined || raw === '') throw invalid('The file name is empty; send the file with a file name.');
   if (FORBIDDEN_IN_FILE_NAME.test(raw)) {
     throw invalid('The file name must not contain control characters or bidirectional formatting characters.');
   }
+  if (raw.trim() === '') throw invalid('The file name is empty; send the file with a file name.');
   const lastSeparator = Math.max(raw.lastIndexOf('/'), raw.lastIndexOf('\\'));
   const name = raw.slice(lastSeparator + 1).normalize('NFC');
   if (name.trim() === '' || name === '.' || name === '..') {
