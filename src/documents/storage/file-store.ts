@@ -2,7 +2,7 @@
  * Content-addressed file store for document versions.
  *
  * Layout: `<root>/<aa>/<bb>/<sha256>` holds the bytes whose SHA-256 is `<sha256>` (`aa`, `bb` are
- * its first two byte pairs, so no directory grows past 65,536 entries per level); `<root>/tmp/`
+ * its first two bytes in hex, which spread files over 65,536 leaf directories); `<root>/tmp/`
  * holds writes in progress under random names. Identical bytes are stored once. No path is ever
  * built from client input: the only name that reaches the file system is a sha256 that was
  * checked to be 64 lower-case hex digits, or a name this class made.
