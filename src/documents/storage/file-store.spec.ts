@@ -1,0 +1,216 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileStore, FileTooLargeError, HEAD_SAMPLE_BYTES, isSha256 } from './file-store.js';
+
+const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** Every file under `dir`, as paths relative to it (directories left out). */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+describe('FileStore', () => {
+  let root: string;
+  let store: FileStore;
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'file-store-'));
+    store = new FileStore(root);
+  });
+
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  async function storeBytes(bytes: Buffer | string) {
+    const pending = await store.begin();
+    await pending.write(Readable.from([Buffer.from(bytes)]));
+    return pending.commit();
+  }
+
+  it('commits bytes at <root>/<aa>/<bb>/<sha256> and leaves nothing in tmp/', async () => {
+    const bytes = randomBytes(300_000);
+    const pending = await store.begin();
+    await pending.write(Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)]));
+    expect(pending.sha256).toBe(sha256Of(bytes));
+
+    const stored = await pending.commit();
+
+    const sha = sha256Of(bytes);
+    expect(stored).toEqual({ sha256: sha, size: bytes.length });
+    expect(await filesUnder(root)).toEqual([join(sha.slice(0, 2), sha.slice(2, 4), sha)]);
+    expect(await readFile(store.pathOf(sha))).toEqual(bytes);
+    expect(pending.committed).toBe(true);
+  });
+
+  it('stores identical bytes once, and a reused file gets a fresh mtime for the purge', async () => {
+    const first = await storeBytes('same bytes');
+    const old = new Date('2020-01-01T00:00:00Z');
+    await utimes(store.pathOf(first.sha256), old, old);
+
+    const second = await storeBytes('same bytes');
+
+    expect(second).toEqual(first);
+    expect(await filesUnder(root)).toHaveLength(1);
+    expect((await stat(store.pathOf(first.sha256))).mtimeMs).toBeGreaterThan(old.getTime());
+  });
+
+  it('stores identical bytes once when two commits race', async () => {
+    const writes = await Promise.all([store.begin(), store.begin(), store.begin()]);
+    await Promise.all(writes.map((pending) => pending.write(Readable.from([Buffer.from('raced')]))));
+
+    const stored = await Promise.all(writes.map((pending) => pending.commit()));
+
+    expect(new Set(stored.map((file) => file.sha256))).toEqual(new Set([sha256Of('raced')]));
+    expect(await filesUnder(root)).toEqual([
+      join(stored[0].sha256.slice(0, 2), stored[0].sha256.slice(2, 4), stored[0].sha256),
+    ]);
+  });
+
+  it('abort() removes the temporary file, is repeatable, and does nothing after a commit', async () => {
+    const pending = await store.begin();
+    await pending.write(Readable.from([Buffer.from('draft')]));
+    expect(await readdir(store.tempDir)).toHaveLength(1);
+
+    await pending.abort();
+    await pending.abort();
+
+    expect(await filesUnder(root)).toEqual([]);
+    await expect(pending.commit()).rejects.toThrow(/aborted/);
+
+    const kept = await store.begin();
+    await kept.write(Readable.from([Buffer.from('kept')]));
+    const stored = await kept.commit();
+    await kept.abort();
+    expect(await readFile(store.pathOf(stored.sha256), 'utf8')).toBe('kept');
+  });
+
+  it('accepts exactly maxBytes', async () => {
+    const pending = await store.begin({ maxBytes: 10 });
+    await pending.write(Readable.from([Buffer.alloc(4), Buffer.alloc(6)]));
+    await expect(pending.commit()).resolves.toMatchObject({ size: 10 });
+  });
+
+  it('fails as soon as the limit is crossed, without waiting for the rest, and keeps nothing', async () => {
+    const pending = await store.begin({ maxBytes: 10 });
+    // A source that would never end: only crossing the limit can settle the write.
+    let pulls = 0;
+    const endless = new Readable({
+      highWaterMark: 1, // read only as fast as the store consumes
+      read() {
+        pulls++;
+        this.push(Buffer.alloc(4));
+      },
+    });
+
+    await expect(pending.write(endless)).rejects.toBeInstanceOf(FileTooLargeError);
+
+    expect(pulls).toBeLessThan(10);
+    expect(endless.destroyed).toBe(true);
+    expect(await filesUnder(root)).toEqual([]);
+    await expect(pending.commit()).rejects.toThrow(/aborted/);
+  });
+
+  it('removes the temporary file when the source fails mid-way', async () => {
+    const pending = await store.begin();
+    const failing = new Readable({ read() {} });
+    failing.push(Buffer.alloc(1000));
+    setImmediate(() => failing.destroy(new Error('client went away')));
+
+    await expect(pending.write(failing)).rejects.toThrow('client went away');
+
+    expect(await filesUnder(root)).toEqual([]);
+  });
+
+  it('refuses to commit before the write has finished', async () => {
+    const pending = await store.begin();
+    await expect(pending.commit()).rejects.toThrow(/open/);
+    await pending.abort();
+  });
+
+  it('keeps the first bytes as a sample for content sniffing', async () => {
+    const bytes = randomBytes(HEAD_SAMPLE_BYTES * 3);
+    const pending = await store.begin();
+    await pending.write(Readable.from([bytes.subarray(0, 7), bytes.subarray(7, 5000), bytes.subarray(5000)]));
+    expect(pending.head).toEqual(bytes.subarray(0, HEAD_SAMPLE_BYTES));
+    await pending.abort();
+
+    const small = await store.begin();
+    await small.write(Readable.from([Buffer.from('tiny')]));
+    expect(small.head.toString()).toBe('tiny');
+    await small.abort();
+  });
+
+  it('cleanTemporaryFiles() removes what a crashed process left in tmp/ and only that', async () => {
+    const stored = await storeBytes('committed');
+    const leftover = await store.begin();
+    await leftover.write(Readable.from([Buffer.from('half an upload')]));
+    await store.begin(); // opened, never written
+    await writeFile(join(store.tempDir, 'README'), 'not made by the store');
+
+    const fresh = new FileStore(root); // the next process
+    await expect(fresh.cleanTemporaryFiles()).resolves.toBe(2);
+
+    expect(await readdir(store.tempDir)).toEqual(['README']);
+    expect(await readFile(store.pathOf(stored.sha256), 'utf8')).toBe('committed');
+  });
+
+  it('onModuleInit() creates the store and cleans tmp/', async () => {
+    const nested = new FileStore(join(root, 'data', 'files'));
+    await nested.onModuleInit();
+    expect(await readdir(nested.tempDir)).toEqual([]);
+  });
+
+  it('opens a stored file whole or by range, and answers undefined for an unknown sha256', async () => {
+    const stored = await storeBytes('0123456789');
+
+    const whole = await store.open(stored.sha256);
+    expect(whole?.size).toBe(10);
+    expect(await text(whole!.stream)).toBe('0123456789');
+
+    const part = await store.open(stored.sha256, { start: 7, end: 9 });
+    expect(part?.size).toBe(10);
+    expect(await text(part!.stream)).toBe('789');
+
+    await expect(store.open(stored.sha256, { start: 5, end: 10 })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.open(sha256Of('never stored'))).resolves.toBeUndefined();
+    await expect(store.size(stored.sha256)).resolves.toBe(10);
+    await expect(store.size(sha256Of('never stored'))).resolves.toBeUndefined();
+  });
+
+  it('removes a stored file, unless it was modified after the purge cut-off', async () => {
+    const stored = await storeBytes('purge me');
+
+    await expect(store.remove(stored.sha256, { modifiedBefore: new Date(Date.now() - 60_000) })).resolves.toBe(false);
+    await expect(store.size(stored.sha256)).resolves.toBe(8);
+
+    await expect(store.remove(stored.sha256)).resolves.toBe(true);
+    await expect(store.remove(stored.sha256)).resolves.toBe(false);
+    await expect(store.open(stored.sha256)).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['upper case', 'A'.repeat(64)],
+    ['too short', 'a'.repeat(63)],
+    ['too long', 'a'.repeat(65)],
+    ['a path', `../../${'a'.repeat(58)}`],
+    ['a trailing newline', `${'a'.repeat(64)}\n`],
+    ['not hex', 'g'.repeat(64)],
+    ['empty', ''],
+  ])('refuses a sha256 that is %s before it becomes a path', async (_case, value) => {
+    expect(isSha256(value)).toBe(false);
+    expect(() => store.pathOf(value)).toThrow(TypeError);
+    await expect(store.open(value)).rejects.toThrow(TypeError);
+    await expect(store.remove(value)).rejects.toThrow(TypeError);
+    await expect(store.size(value)).rejects.toThrow(TypeError);
+  });
+});

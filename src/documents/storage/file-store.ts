@@ -1,0 +1,348 @@
+/**
+ * Content-addressed file store for document versions.
+ *
+ * Layout: `<root>/<aa>/<bb>/<sha256>` holds the bytes whose SHA-256 is `<sha256>` (`aa`, `bb` are
+ * its first two bytes in hex, which spread files over 65,536 leaf directories); `<root>/tmp/`
+ * holds writes in progress under random names. Identical bytes are stored once. No path is ever
+ * built from client input: the only name that reaches the file system is a sha256 that was
+ * checked to be 64 lower-case hex digits, or a name this class made.
+ *
+ * Write protocol: `begin()` opens a temporary file on the same file system as the store; `write()`
+ * streams into it while hashing and counting (failing, and removing the file, as soon as the byte
+ * limit is crossed) and fsyncs it at the end; `commit()` renames it to its content address and
+ * fsyncs the directory, or drops it when that address exists already; `abort()` removes it.
+ *
+ * Ordering with the database (the rule the documents feature must keep):
+ * 1. The file is in place (committed, durable) before the database row that references it commits.
+ *    So a committed row always finds its bytes.
+ * 2. A crash or failure between the two leaves an orphan *final* file with no row. That is harmless
+ *    (nothing can reach it) and the purge of unreferenced files collects it. Because a commit may
+ *    reuse a file the purge is about to judge unreferenced, `commit()` refreshes the file's mtime,
+ *    and the purge removes only files not modified for a grace period (`remove(sha, {modifiedBefore})`)
+ *    longer than any request can take.
+ * 3. A temporary file never outlives its request: a failed or interrupted write removes it, the
+ *    upload reader aborts the pending write when the response closes, and `cleanTemporaryFiles()`
+ *    (run at start-up, before requests are served) removes what a crash left behind. The start-up
+ *    sweep assumes one service process owns the store directory.
+ */
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+
+/** Injection token for the store's root directory (`STORAGE_DIR`). */
+export const FILE_STORE_ROOT = Symbol('FILE_STORE_ROOT');
+
+/** How many leading bytes a pending write keeps for content sniffing (file-type's recommended sample). */
+export const HEAD_SAMPLE_BYTES = 4100;
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const TEMP_NAME = /^[0-9a-f]{32}\.tmp$/;
+
+export function isSha256(value: string): boolean {
+  return SHA256_HEX.test(value);
+}
+
+/** Raised by a pending write as soon as the stream crosses its byte limit. */
+export class FileTooLargeError extends Error {
+  override name = 'FileTooLargeError';
+
+  constructor(readonly maxBytes: number) {
+    super(`The file is larger than ${maxBytes} bytes.`);
+  }
+}
+
+export interface StoredFile {
+  sha256: string;
+  size: number;
+}
+
+/** An inclusive byte range, as `parseRange()` returns it. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface StoredFileStream {
+  stream: Readable;
+  /** Size of the whole stored file (not of the range). */
+  size: number;
+}
+
+export interface BeginOptions {
+  /** The write fails with FileTooLargeError as soon as more than this many bytes arrive. */
+  maxBytes?: number;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** Makes a rename or unlink inside `directory` durable. Windows cannot open a directory for fsync. */
+async function syncDirectory(directory: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(directory, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+@Injectable()
+export class FileStore implements OnModuleInit {
+  readonly root: string;
+  readonly tempDir: string;
+
+  constructor(@Inject(FILE_STORE_ROOT) root: string) {
+    this.root = resolve(root);
+    this.tempDir = join(this.root, 'tmp');
+  }
+
+  /** Start-up: the store exists and nothing a previous process left half-written remains. */
+  async onModuleInit(): Promise<void> {
+    await this.cleanTemporaryFiles();
+  }
+
+  /** Where the bytes of `sha256` live. Throws on anything but 64 lower-case hex digits. */
+  pathOf(sha256: string): string {
+    if (!isSha256(sha256)) throw new TypeError('Not a sha256 (64 lower-case hex digits).');
+    return join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+
+  /** Opens a temporary file for one upload; commit() or abort() it. */
+  async begin(options: BeginOptions = {}): Promise<PendingWrite> {
+    await mkdir(this.tempDir, { recursive: true });
+    const tempPath = join(this.tempDir, `${randomBytes(16).toString('hex')}.tmp`);
+    // 'wx': never reuse or follow an existing entry; 0o600: the bytes are the owner's only.
+    const handle = await open(tempPath, 'wx', 0o600);
+    return new PendingWrite(this, tempPath, handle, options.maxBytes ?? Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * A read stream of the stored bytes (or of the inclusive `range`), with the file's full size;
+   * undefined when no file has that sha256. A range beyond the file is a RangeError: ranges are
+   * parsed against the size recorded with the document, which must be the file's.
+   */
+  async open(sha256: string, range?: ByteRange): Promise<StoredFileStream | undefined> {
+    const path = this.pathOf(sha256);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      if (range && (range.start < 0 || range.start > range.end || range.end >= size)) {
+        throw new RangeError(`Range ${range.start}-${range.end} is outside a file of ${size} bytes.`);
+      }
+      // The stream owns the handle from here and closes it when it ends or is destroyed.
+      const stream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      return { stream, size };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** The stored size of `sha256`, or undefined when no such file exists. */
+  async size(sha256: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.pathOf(sha256))).size;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Removes a stored file (the purge of unreferenced files). With `modifiedBefore`, a file whose
+   * mtime is not older than that is kept: a commit may have just reused it for a row not yet
+   * visible to the purge. Answers whether a file was removed.
+   */
+  async remove(sha256: string, options: { modifiedBefore?: Date } = {}): Promise<boolean> {
+    const path = this.pathOf(sha256);
+    try {
+      if (options.modifiedBefore && (await stat(path)).mtimeMs >= options.modifiedBefore.getTime()) return false;
+      await unlink(path);
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    await syncDirectory(dirname(path));
+    return true;
+  }
+
+  /** Removes every temporary file (start-up only: in-flight writes would lose theirs). Answers how many. */
+  async cleanTemporaryFiles(): Promise<number> {
+    await mkdir(this.tempDir, { recursive: true });
+    let removed = 0;
+    for (const name of await readdir(this.tempDir)) {
+      if (!TEMP_NAME.test(name)) continue; // not ours; never delete what this class did not make
+      try {
+        await unlink(join(this.tempDir, name));
+        removed++;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return removed;
+  }
+
+  /** Moves a fully written, fsynced temporary file to its content address (internal to PendingWrite). */
+  async place(tempPath: string, sha256: string): Promise<void> {
+    const target = this.pathOf(sha256);
+    const directory = dirname(target);
+    const created = await mkdir(directory, { recursive: true });
+    if ((await this.size(sha256)) !== undefined) {
+      // Identical bytes are stored already: keep that file, and refresh its mtime so that the purge's
+      // grace period starts again for the row about to reference it.
+      await unlink(tempPath);
+      const now = new Date();
+      await utimes(target, now, now);
+      return;
+    }
+    // A concurrent commit of the same bytes may win the race: rename then replaces a file with an
+    // identical one, atomically, which readers cannot tell apart.
+    await rename(tempPath, target);
+    await syncDirectory(directory);
+    // Directories mkdir just made must themselves be recorded in their parents.
+    if (created) {
+      const stop = dirname(created);
+      for (let parent = dirname(directory); ; parent = dirname(parent)) {
+        await syncDirectory(parent);
+        if (parent === stop || parent === dirname(parent)) break;
+      }
+    }
+  }
+}
+
+type PendingState = 'open' | 'writing' | 'written' | 'committed' | 'aborted';
+
+/** One upload on its way into the store: write() once, then commit() or abort(). */
+export class PendingWrite {
+  private state: PendingState = 'open';
+  private readonly hash: Hash = createHash('sha256');
+  private bytes = 0;
+  private headChunks: Buffer[] = [];
+  private headBytes = 0;
+  private digest: string | undefined;
+  private commitment: Promise<StoredFile> | undefined;
+  private abortion: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: FileStore,
+    readonly tempPath: string,
+    private readonly handle: FileHandle,
+    readonly maxBytes: number,
+  ) {}
+
+  /** Bytes received so far. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** The first HEAD_SAMPLE_BYTES bytes (fewer for a smaller file), for content sniffing. */
+  get head(): Buffer {
+    if (this.headChunks.length !== 1) this.headChunks = [Buffer.concat(this.headChunks)];
+    return this.headChunks[0];
+  }
+
+  /** The SHA-256 of what was written; available once write() has resolved. */
+  get sha256(): string {
+    if (this.digest === undefined) throw new Error('The write has not finished.');
+    return this.digest;
+  }
+
+  get committed(): boolean {
+    return this.state === 'committed';
+  }
+
+  /**
+   * Streams `source` into the temporary file, hashing and counting as it goes. On any failure
+   * (source error, client gone, FileTooLargeError as soon as the limit is crossed) the temporary
+   * file is removed before the promise rejects.
+   */
+  async write(source: Readable | AsyncIterable<Uint8Array>): Promise<void> {
+    if (this.state !== 'open') throw new Error(`Cannot write to a pending write that is ${this.state}.`);
+    this.state = 'writing';
+    const meter = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.bytes += chunk.length;
+        if (this.bytes > this.maxBytes) {
+          callback(new FileTooLargeError(this.maxBytes));
+          return;
+        }
+        this.hash.update(chunk);
+        if (this.headBytes < HEAD_SAMPLE_BYTES) {
+          const slice = chunk.subarray(0, HEAD_SAMPLE_BYTES - this.headBytes);
+          // A copy: the sample must not pin the (possibly large, pooled) chunk it came from.
+          this.headChunks.push(Buffer.from(slice));
+          this.headBytes += slice.length;
+        }
+        callback(null, chunk);
+      },
+    });
+    try {
+      // flush: the stream fsyncs the file before it closes it, so a written file is a durable one.
+      await pipeline(source, meter, this.handle.createWriteStream({ flush: true }));
+    } catch (error) {
+      await this.abort();
+      throw error;
+    }
+    if (this.state !== 'writing') throw new Error('The pending write was aborted while it was being written.');
+    this.digest = this.hash.digest('hex');
+    this.state = 'written';
+  }
+
+  /**
+   * Moves the written (already fsynced) bytes to their content address, durably, and answers it.
+   * Idempotent; after it resolves, abort() does nothing.
+   */
+  commit(): Promise<StoredFile> {
+    this.commitment ??= this.commitOnce();
+    return this.commitment;
+  }
+
+  private async commitOnce(): Promise<StoredFile> {
+    if (this.state !== 'written' || this.digest === undefined) {
+      throw new Error(`Cannot commit a pending write that is ${this.state}.`);
+    }
+    try {
+      await this.store.place(this.tempPath, this.digest);
+    } catch (error) {
+      // Not abort(): that waits for this very commit.
+      this.abortion ??= this.removeTemporaryFile();
+      await this.abortion;
+      throw error;
+    }
+    this.state = 'committed';
+    return { sha256: this.digest, size: this.bytes };
+  }
+
+  /** Removes the temporary file. Safe to call any number of times, and a no-op once committed. */
+  async abort(): Promise<void> {
+    if (this.commitment && this.state !== 'aborted') {
+      // Let a commit in flight finish: afterwards its file is either placed (keep) or gone.
+      await this.commitment.catch(() => undefined);
+    }
+    if (this.state === 'committed') return;
+    this.abortion ??= this.removeTemporaryFile();
+    return this.abortion;
+  }
+
+  private async removeTemporaryFile(): Promise<void> {
+    this.state = 'aborted';
+    await this.handle.close(); // resolves at once when the write stream has closed it already
+    try {
+      await unlink(this.tempPath);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+}
