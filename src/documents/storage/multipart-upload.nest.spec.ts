@@ -15,7 +15,7 @@ import { Test } from '@nestjs/testing';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AllExceptionsFilter } from '../../common/errors/all-exceptions.filter.js';
-import { unsupportedMediaType } from '../../common/http/body-guards.js';
+import { rejectBeforeBody } from '../../common/http/request-guards.js';
 import { FILE_STORE_ROOT, FileStore } from './file-store.js';
 import {
   isMultipartUploadRoute,
@@ -66,7 +66,7 @@ describe('upload building blocks in a Nest 12 Fastify application', () => {
       .getHttpAdapter()
       .getInstance()
       .addHook('onRequest', (request, _reply, done) => {
-        done(isMultipartUploadRoute(request) ? undefined : unsupportedMediaType(request));
+        done(isMultipartUploadRoute(request) ? undefined : rejectBeforeBody(request));
       });
     app.useGlobalFilters(new AllExceptionsFilter());
     await app.listen({ port: 0, host: '127.0.0.1' });

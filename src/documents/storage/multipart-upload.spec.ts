@@ -15,7 +15,7 @@ import fastifyMultipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mapError } from '../../common/errors/error-mapping.js';
-import { unsupportedMediaType } from '../../common/http/body-guards.js';
+import { rejectBeforeBody } from '../../common/http/request-guards.js';
 import { FileStore } from './file-store.js';
 import {
   cleanFileName,
@@ -110,7 +110,7 @@ describe('readMultipartUpload on a real Fastify server', () => {
     await app.register(fastifyMultipart, MULTIPART_PLUGIN_OPTIONS);
     // The service's guard (415 unless JSON), opened for the routes that take an upload only.
     app.addHook('onRequest', (request, _reply, done) => {
-      done(isMultipartUploadRoute(request) ? undefined : unsupportedMediaType(request));
+      done(isMultipartUploadRoute(request) ? undefined : rejectBeforeBody(request));
     });
     app.setErrorHandler((error, _request, reply) => {
       const mapped = mapError(error);
