@@ -283,6 +283,7 @@ app.get<{ Querystring: ListQuery }>(
 
 interface DocumentRow {
   id: string;
+  callerProjectRole: string | null;
   projectId: string;
   documentTypeId: string;
   title: string;
@@ -335,10 +336,13 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
     const { documentId } = request.params;
     const body = request.body ?? {};
     for (let attempt = 1; ; attempt++) {
-      const [row] = await db.all<DocumentRow>(documentByIdSql(), [documentId]);
-      if (!row) throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
-      const canUpdate =
-        row.uploadedBy === user.id || user.roles.some((role) => role.permissions.documents?.includes('update'));
+      const [row] = await db.all<DocumentRow>(documentByIdSql(), [user.id, documentId]);
+      const holds = (action: string) => user.roles.some((role) => role.permissions.documents?.includes(action));
+      const role = row?.callerProjectRole ?? null;
+      if (!row || (role === null && row.uploadedBy !== user.id && !holds('read'))) {
+        throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
+      }
+      const canUpdate = role === 'manager' || (row.uploadedBy === user.id && role === 'contributor') || holds('update');
       if (!canUpdate) throw new HttpError(403, 'forbidden', 'Not allowed to change this document.');
       const current = {
         title: row.title,

@@ -22,6 +22,7 @@ export const USER_COLUMNS = [
 export const USER_ROLE_COLUMNS = ['userId', 'roleId'];
 export const PROJECT_COLUMNS = ['id', 'name', 'createdAt'];
 export const DOCUMENT_TYPE_COLUMNS = ['id', 'name', 'createdAt'];
+export const PROJECT_MEMBER_COLUMNS = ['projectId', 'userId', 'role', 'createdAt'];
 export const DOCUMENT_COLUMNS = [
   'id',
   'projectId',
@@ -207,6 +208,19 @@ export function* userRoleRows(plan: DataPlan): Generator<Row> {
 
 export function projectRows(plan: DataPlan): Row[] {
   return Array.from({ length: PROJECTS }, (_, p) => [projectId(p), `Project ${p + 1}`, sqlDate(plan.now - 500 * DAY)]);
+}
+
+/**
+ * Every uploader is a contributor of the projects of its documents (the policy lets an uploader
+ * change a document only while a contributor); document j is in project j mod PROJECTS.
+ */
+export function* projectMemberRows(plan: DataPlan): Generator<Row> {
+  const { users, documents } = plan.config;
+  for (let k = 0; k < users; k++) {
+    const projects = new Set<number>();
+    for (let j = k; j < documents && projects.size < PROJECTS; j += users) projects.add(j % PROJECTS);
+    for (const p of projects) yield [projectId(p), userId(k), 'contributor', sqlDate(plan.now - 450 * DAY)];
+  }
 }
 
 export function documentTypeRows(plan: DataPlan): Row[] {

@@ -127,7 +127,7 @@ export function explainSqlite(
   const shapes: { shape: string; sql: string; params: unknown[] }[] = [
     { shape: 'auth: user + roles by id', sql: AUTH_CONTEXT_SQL, params: [ids.typicalUserId] },
     { shape: 'login: user + roles by username', sql: USER_FOR_LOGIN_SQL, params: [ids.username] },
-    { shape: 'update: document by id', sql: documentByIdSql(), params: [ids.documentId] },
+    { shape: 'update: document by id', sql: documentByIdSql(), params: [ids.typicalUserId, ids.documentId] },
   ];
   const add = (shape: string, [sql, params]: [string, unknown[]]) => shapes.push({ shape, sql, params });
   const filters: [string, NotificationListFilters][] = [

@@ -8,12 +8,14 @@ import {
   DOCUMENT_TYPE_COLUMNS,
   NOTIFICATION_COLUMNS,
   PROJECT_COLUMNS,
+  PROJECT_MEMBER_COLUMNS,
   ROLE_COLUMNS,
   USER_COLUMNS,
   USER_ROLE_COLUMNS,
   documentRows,
   documentTypeRows,
   notificationRows,
+  projectMemberRows,
   projectRows,
   roleRows,
   userRoleRows,
@@ -187,6 +189,11 @@ export async function loadMysqlBase(config: BenchConfig, plan: DataPlan, times: 
       batch,
       total: 20,
       label: 'projects',
+    });
+    await bulkInsertMysql(connection, 'project_members', PROJECT_MEMBER_COLUMNS, projectMemberRows(plan), {
+      batch,
+      total: config.users,
+      label: 'project_members',
     });
     await bulkInsertMysql(connection, 'document_types', DOCUMENT_TYPE_COLUMNS, documentTypeRows(plan), {
       batch,

@@ -9,12 +9,14 @@ import {
   DOCUMENT_TYPE_COLUMNS,
   NOTIFICATION_COLUMNS,
   PROJECT_COLUMNS,
+  PROJECT_MEMBER_COLUMNS,
   ROLE_COLUMNS,
   USER_COLUMNS,
   USER_ROLE_COLUMNS,
   documentRows,
   documentTypeRows,
   notificationRows,
+  projectMemberRows,
   projectRows,
   roleRows,
   userRoleRows,
@@ -112,6 +114,14 @@ export function loadSqlite(config: BenchConfig, plan: DataPlan, times: LoadTimes
     step('users', config.users, bulkInsertSqlite(db, 'users', USER_COLUMNS, userRows(plan), config.users, 'users'));
     bulkInsertSqlite(db, 'user_roles', USER_ROLE_COLUMNS, userRoleRows(plan), config.users, 'user_roles');
     bulkInsertSqlite(db, 'projects', PROJECT_COLUMNS, projectRows(plan), 20, 'projects');
+    bulkInsertSqlite(
+      db,
+      'project_members',
+      PROJECT_MEMBER_COLUMNS,
+      projectMemberRows(plan),
+      config.users,
+      'project_members',
+    );
     bulkInsertSqlite(db, 'document_types', DOCUMENT_TYPE_COLUMNS, documentTypeRows(plan), 8, 'document_types');
     step(
       'documents',

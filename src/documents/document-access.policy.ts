@@ -1,14 +1,53 @@
 import { Injectable } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { ProjectRole } from '../projects/project-role.js';
 import type { Document } from './entities/document.entity.js';
 
+/** A document as the policy sees it, with the caller's role in its project (null: not a member). */
+export interface DocumentAccess {
+  document: Pick<Document, 'uploadedBy'>;
+  projectRole: ProjectRole | null;
+}
+
 /**
- * The one place that decides who may change a document: its uploader, or anyone holding a
- * role whose permissions include documents: ["update"].
+ * The one place that decides who may do what with a document (issue 11's table):
+ * - read (GET, content, versions, history): a member of its project, its uploader, or documents:read;
+ *   anyone else is told the document does not exist (404), never 403;
+ * - change (metadata, new version, submit for review): its uploader while a contributor or
+ *   manager of the project, a project manager, or documents:update; delete likewise with
+ *   documents:delete;
+ * - publish / reject / archive: a project manager or documents:publish;
+ * - purge (permanent delete): documents:purge.
  */
 @Injectable()
 export class DocumentAccessPolicy {
-  canUpdate(user: AuthenticatedUser, document: Pick<Document, 'uploadedBy'>): boolean {
-    return document.uploadedBy === user.id || hasPermission(user, 'documents', 'update');
+  canRead(user: AuthenticatedUser, { document, projectRole }: DocumentAccess): boolean {
+    return projectRole !== null || document.uploadedBy === user.id || hasPermission(user, 'documents', 'read');
+  }
+
+  canChange(user: AuthenticatedUser, access: DocumentAccess): boolean {
+    return this.ownsOrManages(user, access) || hasPermission(user, 'documents', 'update');
+  }
+
+  canDelete(user: AuthenticatedUser, access: DocumentAccess): boolean {
+    return this.ownsOrManages(user, access) || hasPermission(user, 'documents', 'delete');
+  }
+
+  canPublish(user: AuthenticatedUser, { projectRole }: DocumentAccess): boolean {
+    return projectRole === 'manager' || hasPermission(user, 'documents', 'publish');
+  }
+
+  canPurge(user: AuthenticatedUser): boolean {
+    return hasPermission(user, 'documents', 'purge');
+  }
+
+  /** May this user create documents in a project where their role is `projectRole`? */
+  canCreateIn(user: AuthenticatedUser, projectRole: ProjectRole | null): boolean {
+    return projectRole === 'contributor' || projectRole === 'manager' || hasPermission(user, 'documents', 'create');
+  }
+
+  private ownsOrManages(user: AuthenticatedUser, { document, projectRole }: DocumentAccess): boolean {
+    if (projectRole === 'manager') return true;
+    return document.uploadedBy === user.id && projectRole === 'contributor';
   }
 }

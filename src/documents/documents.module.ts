@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
@@ -7,7 +8,7 @@ import { DocumentsService } from './documents.service.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([DocumentHistory])],
+  imports: [TypeOrmModule.forFeature([DocumentHistory]), ProjectsModule],
   controllers: [DocumentsController],
   providers: [DocumentsService, DocumentsRepository, DocumentAccessPolicy],
 })

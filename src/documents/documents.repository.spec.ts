@@ -12,6 +12,7 @@ import { DOCUMENT_COLUMNS, DOCUMENT_HISTORY_COLUMNS } from './documents.sql.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { Document } from './entities/document.entity.js';
+import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { Project } from '../projects/entities/project.entity.js';
 
 // What the hand-written statements store and read back, asserted on the stored rows (read with
@@ -106,11 +107,30 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
   });
 
   it('reads a document as TypeORM hydrates it', async () => {
-    const found = await repository.findById(document.id);
-    expect(found).toBeInstanceOf(Document);
-    expect(found).toEqual(await stored());
-    expect(found).toEqual(document);
-    await expect(repository.findById(randomUUID())).resolves.toBeNull();
+    const found = await repository.findById(document.id, document.uploadedBy);
+    expect(found?.document).toBeInstanceOf(Document);
+    expect(found?.document).toEqual(await stored());
+    expect(found).toEqual({ document, projectRole: null });
+    await expect(repository.findById(randomUUID(), document.uploadedBy)).resolves.toBeNull();
+  });
+
+  it("reads the caller's role in the document's project with it", async () => {
+    const members = dataSource.getRepository(ProjectMember);
+    await members.insert({
+      projectId: document.projectId,
+      userId: document.uploadedBy,
+      role: 'manager',
+      createdAt: new Date(),
+    });
+    try {
+      await expect(repository.findById(document.id, document.uploadedBy)).resolves.toEqual({
+        document,
+        projectRole: 'manager',
+      });
+      await expect(repository.findById(document.id, randomUUID())).resolves.toEqual({ document, projectRole: null });
+    } finally {
+      await members.delete({ projectId: document.projectId });
+    }
   });
 
   it('stores an update and its history row together', async () => {
@@ -130,21 +150,23 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
   });
 
   it('a locked update reads the current row and stores what was decided on it', async () => {
-    const result = await repository.updateLocked(document.id, (current) => {
-      expect(current).toEqual(document);
-      const write = writeFrom(current!, { description: 'Locked change' });
+    const result = await repository.updateLocked(document.id, document.uploadedBy, (current) => {
+      expect(current).toEqual({ document, projectRole: null });
+      const write = writeFrom(current!.document, { description: 'Locked change' });
       return { result: write.rowVersion, write };
     });
     expect(result).toBe(4);
     expect(await stored()).toMatchObject({ description: 'Locked change', rowVersion: 4 });
     expect(await storedHistory()).toHaveLength(1);
 
-    await expect(repository.updateLocked(randomUUID(), (current) => ({ result: current }))).resolves.toBeNull();
+    await expect(
+      repository.updateLocked(randomUUID(), document.uploadedBy, (current) => ({ result: current })),
+    ).resolves.toBeNull();
   });
 
   it('a locked update whose row moved under it fails and stores nothing', async () => {
     await expect(
-      repository.updateLocked(document.id, () => ({
+      repository.updateLocked(document.id, document.uploadedBy, () => ({
         result: undefined,
         write: writeFrom(Object.assign(new Document(), document, { rowVersion: 9 }), { title: 'Never' }),
       })),

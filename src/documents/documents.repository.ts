@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
+import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
 import {
   DOCUMENT_HISTORY_COLUMNS,
   DOCUMENT_HISTORY_INSERT_SQL,
@@ -13,6 +14,12 @@ import { Document } from './entities/document.entity.js';
 
 /** The fields an update may change. */
 export type EditableDocumentFields = Partial<Pick<Document, 'title' | 'description' | 'tags' | 'metadata'>>;
+
+/** A document with the caller's role in its project, as the access policy needs it. */
+export interface DocumentWithAccess {
+  document: Document;
+  projectRole: ProjectRole | null;
+}
 
 /** One update as the service decided it: written whole (with its history row) or not at all. */
 export interface DocumentWrite {
@@ -47,9 +54,10 @@ export class DocumentsRepository {
     this.lockingRead = documentByIdSql(dataSource.options.type === 'mysql');
   }
 
-  async findById(id: string): Promise<Document | null> {
-    const [row] = await this.sql.select<Record<string, unknown>>(documentByIdSql(), [id]);
-    return row ? this.documents.fromRow(row) : null;
+  /** The document and the viewer's role in its project, or null when no document has this id. */
+  async findById(id: string, viewerId: string): Promise<DocumentWithAccess | null> {
+    const [row] = await this.sql.select<Record<string, unknown>>(documentByIdSql(), [viewerId, id]);
+    return row ? this.withAccess(row) : null;
   }
 
   /**
@@ -64,10 +72,14 @@ export class DocumentsRepository {
    * Reads the document under a row lock (FOR UPDATE on MySQL; SQLite serialises writers), lets
    * `decide` compute the update, and writes it in the same transaction.
    */
-  updateLocked<T>(id: string, decide: (document: Document | null) => { result: T; write?: DocumentWrite }): Promise<T> {
+  updateLocked<T>(
+    id: string,
+    viewerId: string,
+    decide: (found: DocumentWithAccess | null) => { result: T; write?: DocumentWrite },
+  ): Promise<T> {
     return this.sql.transaction(async (tx) => {
-      const [row] = await tx.select<Record<string, unknown>>(this.lockingRead, [id]);
-      const { result, write } = decide(row ? this.documents.fromRow(row) : null);
+      const [row] = await tx.select<Record<string, unknown>>(this.lockingRead, [viewerId, id]);
+      const { result, write } = decide(row ? this.withAccess(row) : null);
       if (write) {
         if ((await tx.execute(...this.updateStatement(write))) !== 1) {
           throw new Error('A locked document changed under its lock');
@@ -85,6 +97,11 @@ export class DocumentsRepository {
       order: { changedAt: 'DESC', rowVersion: 'DESC' },
       take: limit,
     });
+  }
+
+  private withAccess(row: Record<string, unknown>): DocumentWithAccess {
+    const role = row.callerProjectRole;
+    return { document: this.documents.fromRow(row), projectRole: isProjectRole(role) ? role : null };
   }
 
   private updateStatement({ from, values, updatedAt, rowVersion }: DocumentWrite): SqlStatement {

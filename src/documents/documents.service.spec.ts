@@ -3,7 +3,8 @@ import { beforeEach, describe, expect, it, vi, type Mocked } from 'vitest';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
-import { DocumentsRepository, type DocumentWrite } from './documents.repository.js';
+import { DocumentsRepository, type DocumentWithAccess, type DocumentWrite } from './documents.repository.js';
+import type { ProjectRole } from '../projects/project-role.js';
 import { DocumentsService, ifMatchSatisfied, normalizeTags } from './documents.service.js';
 import { Document } from './entities/document.entity.js';
 
@@ -20,6 +21,11 @@ const admin: AuthenticatedUser = {
 
 const DOCUMENT_ID = '11111111-1111-4111-8111-111111111111';
 const OLD_UPDATED_AT = new Date('2026-01-02T00:00:00.000Z');
+
+/** The document as the repository answers it: with the caller's project role (a contributor by default). */
+function access(document: Document, projectRole: ProjectRole | null = 'contributor'): DocumentWithAccess {
+  return { document, projectRole };
+}
 
 function makeDocument(overrides: Partial<Document> = {}): Document {
   return Object.assign(new Document(), {
@@ -48,17 +54,20 @@ describe('DocumentsService', () => {
   let repository: Mocked<Pick<DocumentsRepository, 'findById' | 'writeIfUnchanged' | 'updateLocked' | 'history'>>;
   /** What the locked read inside updateLocked finds. */
   let lockedDocument: Document | null;
+  /** The caller's project role the repository reports. */
+  let role: ProjectRole | null;
   /** Writes updateLocked was asked to make. */
   let lockedWrites: DocumentWrite[];
 
   beforeEach(async () => {
     lockedDocument = makeDocument();
+    role = 'contributor';
     lockedWrites = [];
     repository = {
-      findById: vi.fn(async () => makeDocument()),
+      findById: vi.fn(async () => access(makeDocument(), role)),
       writeIfUnchanged: vi.fn(async () => true),
-      updateLocked: vi.fn(async (_id, decide) => {
-        const { result, write } = decide(lockedDocument);
+      updateLocked: vi.fn(async (_id, _viewerId, decide) => {
+        const { result, write } = decide(lockedDocument && access(lockedDocument, role));
         if (write) lockedWrites.push(write);
         return result;
       }) as Mocked<DocumentsRepository>['updateLocked'],
@@ -115,7 +124,9 @@ describe('DocumentsService', () => {
   });
 
   it('moves updatedAt forward even when the clock is behind the stored value', async () => {
-    repository.findById.mockResolvedValueOnce(makeDocument({ updatedAt: new Date('2999-01-01T00:00:00.000Z') }));
+    repository.findById.mockResolvedValueOnce(
+      access(makeDocument({ updatedAt: new Date('2999-01-01T00:00:00.000Z') })),
+    );
     const updated = await service.update(DOCUMENT_ID, { title: 'x' }, owner);
     expect(updated.updatedAt.toISOString()).toBe('2999-01-01T00:00:00.001Z');
   });
@@ -129,12 +140,27 @@ describe('DocumentsService', () => {
     expect(repository.updateLocked).not.toHaveBeenCalled();
   });
 
-  it('lets the uploader and a documents:update role through, and nobody else', async () => {
+  it('lets the uploader and a documents:update role change it; another member may read but not change', async () => {
     await expect(service.update(DOCUMENT_ID, { title: 'x' }, admin)).resolves.toMatchObject({ title: 'x' });
     await expect(service.update(DOCUMENT_ID, { title: 'y' }, stranger)).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(service.history(DOCUMENT_ID, stranger)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(service.history(DOCUMENT_ID, stranger)).resolves.toEqual([]);
     expect(writes()).toHaveLength(1);
+  });
+
+  it('hides the document (404) from a user who may not read it', async () => {
+    role = null;
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, stranger)).rejects.toMatchObject({
+      code: 'document_not_found',
+    });
+    await expect(service.history(DOCUMENT_ID, stranger)).rejects.toMatchObject({ code: 'document_not_found' });
     expect(repository.history).not.toHaveBeenCalled();
+  });
+
+  it('lets a project manager change any document of the project, and not an uploader who left it', async () => {
+    role = 'manager';
+    await expect(service.update(DOCUMENT_ID, { title: 'm' }, stranger)).resolves.toMatchObject({ title: 'm' });
+    role = 'viewer';
+    await expect(service.update(DOCUMENT_ID, { title: 'v' }, owner)).rejects.toMatchObject({ code: 'forbidden' });
   });
 
   it('answers 404 for an unknown document', async () => {
@@ -155,7 +181,9 @@ describe('DocumentsService', () => {
 
   it('with If-Match, a lost race is 412 with the ETag the winner left, and no retry', async () => {
     repository.writeIfUnchanged.mockResolvedValueOnce(false);
-    repository.findById.mockResolvedValueOnce(makeDocument()).mockResolvedValueOnce(makeDocument({ rowVersion: 4 }));
+    repository.findById
+      .mockResolvedValueOnce(access(makeDocument()))
+      .mockResolvedValueOnce(access(makeDocument({ rowVersion: 4 })));
     await expect(service.update(DOCUMENT_ID, { title: 'x' }, owner, '"v3"')).rejects.toMatchObject({
       code: 'precondition_failed',
       headers: { etag: '"v4"' },
@@ -186,7 +214,7 @@ describe('DocumentsService', () => {
     expect(lockedWrites).toEqual([]);
   });
 
-  it('lists history only for users who may update, at most 500 entries', async () => {
+  it('lists history for readers, at most 500 entries', async () => {
     await expect(service.history(DOCUMENT_ID, owner)).resolves.toEqual([]);
     expect(repository.history).toHaveBeenCalledWith(DOCUMENT_ID, 500);
   });

@@ -3,7 +3,12 @@ import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
-import { DocumentsRepository, type DocumentWrite, type EditableDocumentFields } from './documents.repository.js';
+import {
+  DocumentsRepository,
+  type DocumentWithAccess,
+  type DocumentWrite,
+  type EditableDocumentFields,
+} from './documents.repository.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type FieldChange } from './entities/document-history.entity.js';
 import { Document } from './entities/document.entity.js';
@@ -50,7 +55,7 @@ export class DocumentsService {
     user: AuthenticatedUser,
     ifMatch?: string,
   ): Promise<Document> {
-    const document = this.updatable(documentId, await this.documents.findById(documentId), user);
+    const document = this.updatable(documentId, await this.documents.findById(documentId, user.id), user);
     if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) throw stale(document);
     const write = this.plan(document, input, user);
     if (!write) return document;
@@ -58,9 +63,9 @@ export class DocumentsService {
     if (await this.documents.writeIfUnchanged(write)) return updated(write);
     if (ifMatch !== undefined) {
       // Someone else wrote first: answer with the version they left.
-      throw stale(this.updatable(documentId, await this.documents.findById(documentId), user));
+      throw stale(this.updatable(documentId, await this.documents.findById(documentId, user.id), user));
     }
-    return this.documents.updateLocked(documentId, (current) => {
+    return this.documents.updateLocked(documentId, user.id, (current) => {
       const locked = this.updatable(documentId, current, user);
       const lockedWrite = this.plan(locked, input, user);
       return lockedWrite ? { result: updated(lockedWrite), write: lockedWrite } : { result: locked };
@@ -68,17 +73,26 @@ export class DocumentsService {
   }
 
   async history(documentId: string, user: AuthenticatedUser): Promise<DocumentHistory[]> {
-    this.updatable(documentId, await this.documents.findById(documentId), user);
+    this.readable(documentId, await this.documents.findById(documentId, user.id), user);
     return this.documents.history(documentId, HISTORY_LIMIT);
   }
 
-  /** The document, if it exists and this user may change it. */
-  private updatable(documentId: string, document: Document | null, user: AuthenticatedUser): Document {
-    if (!document) throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
-    if (!this.policy.canUpdate(user, document)) {
+  /** The document, if it exists and this user may read it; else 404, so existence is not revealed. */
+  private readable(documentId: string, found: DocumentWithAccess | null, user: AuthenticatedUser): Document {
+    if (!found || !this.policy.canRead(user, found)) {
+      throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
+    }
+    return found.document;
+  }
+
+  /** The document, if it exists and this user may change it (404 when they may not even read it). */
+  private updatable(documentId: string, found: DocumentWithAccess | null, user: AuthenticatedUser): Document {
+    const document = this.readable(documentId, found, user);
+    if (!this.policy.canChange(user, found!)) {
       throw new ApiError(
         'forbidden',
-        'Only the uploader of this document or a user whose role grants documents:update may change it.',
+        'Only the uploader (while a contributor of the project), a project manager or a user whose role ' +
+          'grants documents:update may change this document.',
       );
     }
     return document;

@@ -33,9 +33,17 @@ export const DOCUMENT_HISTORY_COLUMNS = [
   'changes',
 ] as const;
 
-/** One document by id; `forUpdate` adds a row lock (MySQL only: SQLite serialises writers and has no FOR UPDATE). */
+/**
+ * One document by id with the caller's role in its project (`callerProjectRole`, null when not a
+ * member): what the access policy needs, in one statement. Parameters: caller id, document id.
+ * `forUpdate` adds a row lock (MySQL only: SQLite serialises writers and has no FOR UPDATE).
+ */
 export function documentByIdSql(forUpdate = false): string {
-  return `SELECT ${DOCUMENT_COLUMNS.join(', ')} FROM documents WHERE id = ?${forUpdate ? ' FOR UPDATE' : ''}`;
+  return (
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
+    'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
+    `WHERE d.id = ?${forUpdate ? ' FOR UPDATE' : ''}`
+  );
 }
 
 /**

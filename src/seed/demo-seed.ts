@@ -6,7 +6,9 @@ import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
+import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { Project } from '../projects/entities/project.entity.js';
+import type { ProjectRole } from '../projects/project-role.js';
 import {
   NOTIFICATION_STATUSES,
   NOTIFICATION_TYPES,
@@ -18,6 +20,8 @@ import { ARGON2_OPTIONS } from '../users/password-hasher.service.js';
 
 export interface SeedSummary {
   users: { id: string; username: string; password: string; roles: string[] }[];
+  projects: { id: string; name: string; members: { userId: string; role: ProjectRole }[] }[];
+  documentTypes: { id: string; name: string }[];
   documents: { id: string; uploadedBy: string }[];
   notifications: Record<string, number>;
 }
@@ -81,6 +85,18 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
   );
   const types = ['Contract', 'Specification'].map((name, index) =>
     Object.assign(new DocumentType(), { id: randomUUID(), name, createdAt: at(9_000 - index) }),
+  );
+  // Every seeded user but the administrator is a contributor of every project (so a plain user may
+  // read another's document but not change it); the administrator manages each one.
+  const members = projects.flatMap((project, index) =>
+    users.map((user) =>
+      Object.assign(new ProjectMember(), {
+        projectId: project.id,
+        userId: user.id,
+        role: user === admin ? 'manager' : 'contributor',
+        createdAt: at(8_900 - index),
+      }),
+    ),
   );
 
   const owners = [alice, alice, alice, bob, bob, bob, admin, admin];
@@ -160,6 +176,14 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
       password,
       roles: user.roles.map((role) => role.name),
     })),
+    projects: projects.map((project) => ({
+      id: project.id,
+      name: project.name,
+      members: members
+        .filter((member) => member.projectId === project.id)
+        .map((member) => ({ userId: member.userId, role: member.role })),
+    })),
+    documentTypes: types.map((type) => ({ id: type.id, name: type.name })),
     documents: documents.map((document) => ({ id: document.id, uploadedBy: document.uploadedBy })),
     notifications: counts,
   };
@@ -167,6 +191,7 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
   await dataSource.transaction(async (manager) => {
     await manager.save(User, users);
     await manager.insert(Project, projects);
+    await manager.insert(ProjectMember, members);
     await manager.insert(DocumentType, types);
     await manager.insert(Document, documents as QueryDeepPartialEntity<Document>[]);
     for (let start = 0; start < notifications.length; start += 200) {

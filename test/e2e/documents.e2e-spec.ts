@@ -857,9 +857,28 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
       }
     });
 
-    it('answers 403 to a user who may not update the document, 404 to an unknown one, 400 to a non-UUID, 401 without token', async () => {
-      expectError(await history(docs.alice[0], tokens.bob), 403, 'forbidden');
-      expectError(await history(docs.bob[1], tokens.alice), 403, 'forbidden');
+    it('answers every reader (a member of the project), and 404 to a non-member, as for an unknown id', async () => {
+      expect((await history(docs.alice[0], tokens.bob)).status).toBe(200);
+      expect((await history(docs.bob[1], tokens.alice)).status).toBe(200);
+      const { projectId } = await row(docs.alice[0]);
+      const bob = t.user('bob').id;
+      const [membership] = await t.dataSource.query<{ role: string; createdAt: unknown }[]>(
+        'SELECT role, createdAt FROM project_members WHERE projectId = ? AND userId = ?',
+        [projectId, bob],
+      );
+      await t.dataSource.query('DELETE FROM project_members WHERE projectId = ? AND userId = ?', [projectId, bob]);
+      try {
+        expectError(await history(docs.alice[0], tokens.bob), 404, 'document_not_found');
+        expectError(await put(docs.alice[0], tokens.bob, { title: 'x' }), 404, 'document_not_found');
+      } finally {
+        await t.dataSource.query(
+          'INSERT INTO project_members (projectId, userId, role, createdAt) VALUES (?, ?, ?, ?)',
+          [projectId, bob, membership.role, membership.createdAt],
+        );
+      }
+    });
+
+    it('answers 404 to an unknown id, 400 to a non-UUID, 401 without token', async () => {
       expectError(await history(randomUUID(), tokens.alice), 404, 'document_not_found');
       expectError(await history(randomUUID(), tokens.admin), 404, 'document_not_found');
       const notUuid = await history('not-a-uuid', tokens.alice);

@@ -1,0 +1,18 @@
+import { Injectable } from '@nestjs/common';
+import { SqlRunner } from '../database/sql-runner.js';
+import { isProjectRole, type ProjectRole } from './project-role.js';
+
+/** Every statement and row mapping of projects and their members. */
+@Injectable()
+export class ProjectsRepository {
+  constructor(private readonly sql: SqlRunner) {}
+
+  /** The user's role in the project, or null when they are not a member (or the project does not exist). */
+  async roleOf(userId: string, projectId: string): Promise<ProjectRole | null> {
+    const [row] = await this.sql.select<{ role: string }>(
+      'SELECT role FROM project_members WHERE projectId = ? AND userId = ?',
+      [projectId, userId],
+    );
+    return row && isProjectRole(row.role) ? row.role : null;
+  }
+}
