@@ -3,6 +3,7 @@ import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
 import { DocumentType } from './document-types/entities/document-type.entity.js';
+import { DocumentVersion } from './documents/entities/document-version.entity.js';
 import { Document } from './documents/entities/document.entity.js';
 import { ProjectMember } from './projects/entities/project-member.entity.js';
 import { Project } from './projects/entities/project.entity.js';
@@ -27,6 +28,7 @@ export const ENTITIES = [
   DocumentType,
   Document,
   DocumentHistory,
+  DocumentVersion,
   Notification,
   NotificationCount,
 ];

@@ -76,6 +76,9 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
       rowVersion: 3,
       createdAt: new Date('2026-01-01T00:00:00.123Z'),
       updatedAt: new Date('2026-01-02T00:00:00.456Z'),
+      sha256: 'a'.repeat(64),
+      deletedAt: null,
+      deletedBy: null,
     });
     await dataSource.getRepository(Document).insert(document as QueryDeepPartialEntity<Document>);
   });
@@ -95,6 +98,7 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
       changedAt: updatedAt,
       rowVersion,
       changes,
+      action: 'updated',
     });
     return { from, values, updatedAt, rowVersion, history };
   }

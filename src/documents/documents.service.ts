@@ -126,6 +126,7 @@ export class DocumentsService {
       changedAt: updatedAt,
       rowVersion,
       changes,
+      action: 'updated',
     });
     return { from: document, values, updatedAt, rowVersion, history };
   }

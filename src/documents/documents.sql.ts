@@ -21,6 +21,9 @@ export const DOCUMENT_COLUMNS = [
   'rowVersion',
   'createdAt',
   'updatedAt',
+  'sha256',
+  'deletedAt',
+  'deletedBy',
 ] as const;
 
 /** Every column of `document_history`, in entity order. */
@@ -31,10 +34,11 @@ export const DOCUMENT_HISTORY_COLUMNS = [
   'changedAt',
   'rowVersion',
   'changes',
+  'action',
 ] as const;
 
 /**
- * One document by id with the caller's role in its project (`callerProjectRole`, null when not a
+ * One document by id, unless it is in the trash, with the caller's role in its project (`callerProjectRole`, null when not a
  * member): what the access policy needs, in one statement. Parameters: caller id, document id.
  * `forUpdate` adds a row lock (MySQL only: SQLite serialises writers and has no FOR UPDATE).
  */
@@ -42,7 +46,7 @@ export function documentByIdSql(forUpdate = false): string {
   return (
     `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
     'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
-    `WHERE d.id = ?${forUpdate ? ' FOR UPDATE' : ''}`
+    `WHERE d.id = ? AND d.deletedAt IS NULL${forUpdate ? ' FOR UPDATE' : ''}`
   );
 }
 

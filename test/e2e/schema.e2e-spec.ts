@@ -31,6 +31,7 @@ const COUNT_TRIGGERS = [
 const CANONICAL_TABLES = [
   'document_history',
   'document_types',
+  'document_versions',
   'documents',
   'notifications',
   'project_members',

@@ -7,7 +7,18 @@ export interface FieldChange {
   to: unknown;
 }
 
-/** One row per successful update, written in the same transaction as the update itself. */
+/** What a history entry records; `changes` holds the fields it changed (from/to). */
+export const DOCUMENT_HISTORY_ACTIONS = [
+  'created',
+  'updated',
+  'version_added',
+  'status_changed',
+  'deleted',
+  'restored',
+] as const;
+export type DocumentHistoryAction = (typeof DOCUMENT_HISTORY_ACTIONS)[number];
+
+/** One row per change of a document, written in the same transaction as the change itself. */
 @Entity({ name: 'document_history' })
 @Index('IDX_document_history_document', ['documentId', 'changedAt'])
 export class DocumentHistory {
@@ -37,4 +48,7 @@ export class DocumentHistory {
    */
   @Column({ type: 'json' })
   changes: Record<string, FieldChange>;
+
+  @Column({ type: 'varchar', length: 32, default: 'updated' })
+  action: DocumentHistoryAction;
 }

@@ -71,4 +71,15 @@ export class Document {
 
   @Column({ type: 'datetime', precision: 3 })
   updatedAt: Date;
+
+  /** SHA-256 (hex) of the current version's bytes; null only for documents migrated without a file. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  sha256: string | null;
+
+  /** Set while the document is in the trash (every route but restore and the trash list answers 404). */
+  @Column({ type: 'datetime', precision: 3, nullable: true })
+  deletedAt: Date | null;
+
+  @Column({ type: 'varchar', length: 36, nullable: true })
+  deletedBy: string | null;
 }
