@@ -9,6 +9,7 @@ import jwt from 'jsonwebtoken';
 import mysql from 'mysql2/promise';
 // The service's own statements (pure builders in the feature folders, no Nest or TypeORM loaded).
 import { DOCUMENT_HISTORY_INSERT_SQL, documentByIdSql, documentUpdateSql } from '../src/documents/documents.sql.js';
+import { OUTBOX_INSERT_SQL } from '../src/events/outbox.sql.js';
 import { notificationCountStatement, notificationPageStatement } from '../src/notifications/notifications.sql.js';
 import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from '../src/users/users.sql.js';
 import { openSqlite, type SqliteDatabase } from './sqlite.js';
@@ -26,7 +27,7 @@ type Value = unknown;
 interface Db {
   all<T>(sql: string, params: Value[]): Promise<T[]>;
   /** Runs the conditional UPDATE and, if it hit the row, the INSERT, in one transaction; returns whether it hit. */
-  updateWithHistory(update: [string, Value[]], insert: [string, Value[]]): Promise<boolean>;
+  updateWithHistory(update: [string, Value[]], ...inserts: [string, Value[]][]): Promise<boolean>;
   /** Dates come back as Date (mysql2) or as 'YYYY-MM-DD HH:MM:SS.mmm' UTC strings (SQLite). */
   iso(value: unknown): string;
 }
@@ -50,7 +51,7 @@ function mysqlDb(url: URL): Db {
       const [rows] = await pool.query(sql, params);
       return rows as T[];
     },
-    async updateWithHistory(update, insert) {
+    async updateWithHistory(update, ...inserts) {
       const connection = await pool.getConnection();
       try {
         await connection.query('START TRANSACTION');
@@ -59,7 +60,7 @@ function mysqlDb(url: URL): Db {
           await connection.query('ROLLBACK');
           return false;
         }
-        await connection.query(insert[0], insert[1]);
+        for (const insert of inserts) await connection.query(insert[0], insert[1]);
         await connection.query('COMMIT');
         return true;
       } catch (error) {
@@ -83,18 +84,18 @@ function sqliteDb(path: string): Db {
     return statement;
   };
   // better-sqlite3 binds no booleans (the count's unreadOnly is written into the SQL, not bound).
-  const write = db.transaction((update: [string, Value[]], insert: [string, Value[]]) => {
+  const write = db.transaction((update: [string, Value[]], inserts: [string, Value[]][]) => {
     const result = prepared(update[0]).run(...update[1]);
     if (result.changes !== 1) return false;
-    prepared(insert[0]).run(...insert[1]);
+    for (const insert of inserts) prepared(insert[0]).run(...insert[1]);
     return true;
   });
   return {
     async all<T>(sql: string, params: Value[]) {
       return prepared(sql).all(...params) as T[];
     },
-    async updateWithHistory(update, insert) {
-      return write(update, insert) as boolean;
+    async updateWithHistory(update, ...inserts) {
+      return write(update, inserts) as boolean;
     },
     iso: (value) => `${String(value).replace(' ', 'T')}Z`,
   };
@@ -386,7 +387,26 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
         [documentUpdateSql(Object.keys(changes)), [...values, sqlTime(updatedAt), rowVersion, row.id, row.rowVersion]],
         [
           DOCUMENT_HISTORY_INSERT_SQL,
-          [randomUUID(), row.id, user.id, sqlTime(updatedAt), rowVersion, JSON.stringify(changes)],
+          [randomUUID(), row.id, user.id, sqlTime(updatedAt), rowVersion, JSON.stringify(changes), 'updated'],
+        ],
+        // The transactional outbox row (document.updated), as the service writes it.
+        [
+          OUTBOX_INSERT_SQL,
+          [
+            randomUUID(),
+            'document.updated',
+            user.id,
+            row.projectId,
+            row.id,
+            null,
+            JSON.stringify({
+              title: (changes.title?.to as string) ?? row.title,
+              actorName: user.username,
+              fields: Object.keys(changes),
+            }),
+            sqlTime(updatedAt),
+            null,
+          ],
         ],
       );
       if (hit) {

@@ -7,6 +7,7 @@ import { DocumentVersion } from './documents/entities/document-version.entity.js
 import { Document } from './documents/entities/document.entity.js';
 import { ProjectMember } from './projects/entities/project-member.entity.js';
 import { Project } from './projects/entities/project.entity.js';
+import { OutboxEvent } from './events/entities/outbox-event.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
@@ -31,6 +32,7 @@ export const ENTITIES = [
   DocumentVersion,
   Notification,
   NotificationCount,
+  OutboxEvent,
 ];
 export { MIGRATIONS };
 

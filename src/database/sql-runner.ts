@@ -61,13 +61,14 @@ export class SqlRunner {
   }
 
   /**
-   * Runs `write`; if it changed exactly one row, runs `then` too, all in one transaction. Answers
+   * Runs `write`; if it changed exactly one row, runs `then` too (one or more statements, in
+   * order), all in one transaction. Answers
    * whether `write` hit its row (nothing is written when it did not). On SQLite both statements
    * run inside one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE ... COMMIT), so no other
    * statement on the shared connection can interleave; if a TypeORM transaction is already open
    * on that connection, it goes through TypeORM instead.
    */
-  writeIfChanged(write: SqlStatement, then: SqlStatement): Promise<boolean> {
+  writeIfChanged(write: SqlStatement, ...then: SqlStatement[]): Promise<boolean> {
     const native = this.dataSource.options.type === 'better-sqlite3' ? nativeConnection(this.dataSource) : undefined;
     if (native?.kind === 'sqlite' && !native.database.inTransaction) {
       const database = native.database;
@@ -75,7 +76,7 @@ export class SqlRunner {
         const changed = database
           .transaction(() => {
             if (this.prepared(database, write[0]).run(...sqliteValues(write[1])).changes !== 1) return false;
-            this.prepared(database, then[0]).run(...sqliteValues(then[1]));
+            for (const [sql, parameters] of then) this.prepared(database, sql).run(...sqliteValues(parameters));
             return true;
           })
           .immediate();
@@ -86,7 +87,7 @@ export class SqlRunner {
     }
     return this.transaction(async (tx) => {
       if ((await tx.execute(...write)) !== 1) return false;
-      await tx.execute(...then);
+      for (const statement of then) await tx.execute(...statement);
       return true;
     });
   }

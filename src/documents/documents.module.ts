@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsController } from './documents.controller.js';
@@ -8,7 +9,7 @@ import { DocumentsService } from './documents.service.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([DocumentHistory]), ProjectsModule],
+  imports: [TypeOrmModule.forFeature([DocumentHistory]), ProjectsModule, EventsModule],
   controllers: [DocumentsController],
   providers: [DocumentsService, DocumentsRepository, DocumentAccessPolicy],
 })

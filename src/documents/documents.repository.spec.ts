@@ -12,6 +12,9 @@ import { DOCUMENT_COLUMNS, DOCUMENT_HISTORY_COLUMNS } from './documents.sql.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { Document } from './entities/document.entity.js';
+import type { DomainEvent } from '../events/domain-event.js';
+import { OutboxEvent } from '../events/entities/outbox-event.entity.js';
+import { OutboxRepository } from '../events/outbox.repository.js';
 import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { Project } from '../projects/entities/project.entity.js';
 
@@ -31,6 +34,7 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     repository = new DocumentsRepository(
       dataSource,
       new SqlRunner(dataSource),
+      new OutboxRepository(dataSource),
       dataSource.getRepository(DocumentHistory),
     );
     uploader = randomUUID();
@@ -85,6 +89,7 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
 
   const stored = () => dataSource.getRepository(Document).findOneByOrFail({ id: document.id });
   const storedHistory = () => dataSource.getRepository(DocumentHistory).findBy({ documentId: document.id });
+  const storedEvents = () => dataSource.getRepository(OutboxEvent).findBy({ documentId: document.id });
 
   function writeFrom(from: Document, values: DocumentWrite['values'], rowVersion = from.rowVersion + 1): DocumentWrite {
     const updatedAt = new Date(from.updatedAt.getTime() + 1_000);
@@ -100,7 +105,15 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
       changes,
       action: 'updated',
     });
-    return { from, values, updatedAt, rowVersion, history };
+    const event: DomainEvent = {
+      type: 'document.updated',
+      actorId: uploader,
+      projectId: from.projectId,
+      documentId: from.id,
+      subjectUserId: null,
+      payload: { title: 'x' },
+    };
+    return { from, values, updatedAt, rowVersion, history, event };
   }
 
   it('declares every column of the entities in its statements', () => {
@@ -144,6 +157,9 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
       Object.assign(new Document(), document, write.values, { updatedAt: write.updatedAt, rowVersion: 4 }),
     );
     expect(await storedHistory()).toEqual([write.history]);
+    expect(await storedEvents()).toEqual([
+      expect.objectContaining({ ...write.event, createdAt: write.updatedAt, dispatchedAt: null }),
+    ]);
   });
 
   it('writes nothing when the document no longer has the version the change was computed from', async () => {
@@ -151,6 +167,7 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     await expect(repository.writeIfUnchanged(stale)).resolves.toBe(false);
     expect(await stored()).toEqual(document);
     expect(await storedHistory()).toEqual([]);
+    expect(await storedEvents()).toEqual([]);
   });
 
   it('a locked update reads the current row and stores what was decided on it', async () => {

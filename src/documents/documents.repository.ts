@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
+import type { DomainEvent } from '../events/domain-event.js';
+import { OutboxRepository } from '../events/outbox.repository.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
 import {
   DOCUMENT_HISTORY_COLUMNS,
@@ -30,6 +32,8 @@ export interface DocumentWrite {
   updatedAt: Date;
   rowVersion: number;
   history: DocumentHistory;
+  /** The domain event recorded with the change (transactional outbox). */
+  event?: DomainEvent;
 }
 
 /**
@@ -47,6 +51,7 @@ export class DocumentsRepository {
   constructor(
     dataSource: DataSource,
     private readonly sql: SqlRunner,
+    private readonly outbox: OutboxRepository,
     @InjectRepository(DocumentHistory) private readonly historyEntries: Repository<DocumentHistory>,
   ) {
     this.documents = new EntityRows(dataSource, Document);
@@ -65,7 +70,11 @@ export class DocumentsRepository {
    * version the change was computed from; answers whether it did (nothing is written otherwise).
    */
   writeIfUnchanged(write: DocumentWrite): Promise<boolean> {
-    return this.sql.writeIfChanged(this.updateStatement(write), this.historyStatement(write.history));
+    return this.sql.writeIfChanged(
+      this.updateStatement(write),
+      this.historyStatement(write.history),
+      ...this.eventStatements(write),
+    );
   }
 
   /**
@@ -85,6 +94,7 @@ export class DocumentsRepository {
           throw new Error('A locked document changed under its lock');
         }
         await tx.execute(...this.historyStatement(write.history));
+        for (const statement of this.eventStatements(write)) await tx.execute(...statement);
       }
       return result;
     });
@@ -116,6 +126,11 @@ export class DocumentsRepository {
         from.rowVersion,
       ],
     ];
+  }
+
+  /** The outbox row of the change (document.updated), committed with it. */
+  private eventStatements(write: DocumentWrite): SqlStatement[] {
+    return write.event ? [this.outbox.insertStatement(write.event, write.updatedAt)] : [];
   }
 
   private historyStatement(entry: DocumentHistory): SqlStatement {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import type { DomainEvent } from '../events/domain-event.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import {
   DocumentsRepository,
@@ -128,7 +129,15 @@ export class DocumentsService {
       changes,
       action: 'updated',
     });
-    return { from: document, values, updatedAt, rowVersion, history };
+    const event: DomainEvent = {
+      type: 'document.updated',
+      actorId: user.id,
+      projectId: document.projectId,
+      documentId: document.id,
+      subjectUserId: null,
+      payload: { title: values.title ?? document.title, actorName: user.username, fields: Object.keys(changes) },
+    };
+    return { from: document, values, updatedAt, rowVersion, history, event };
   }
 }
 

@@ -9,6 +9,7 @@ import { UserIdentityKeys1763800000007 } from './1763800000007-UserIdentityKeys.
 import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanonicalValues.js';
 import { ProjectMembership1763800000009 } from './1763800000009-ProjectMembership.js';
 import { DocumentFilesAndTrash1763800000010 } from './1763800000010-DocumentFilesAndTrash.js';
+import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   SqliteCanonicalValues1763800000008,
   ProjectMembership1763800000009,
   DocumentFilesAndTrash1763800000010,
+  OutboxEvents1763800000011,
 ];

@@ -34,6 +34,7 @@ const CANONICAL_TABLES = [
   'document_versions',
   'documents',
   'notifications',
+  'outbox_events',
   'project_members',
   'projects',
   'roles',

@@ -1,0 +1,27 @@
+/**
+ * What happened, as the transactional outbox records it: written in the same transaction as the
+ * change itself (so no event is lost and none is recorded for a change that rolled back), and
+ * turned into notifications by the dispatcher afterwards.
+ */
+export const DOMAIN_EVENT_TYPES = [
+  'document.created',
+  'document.updated',
+  'document.version_added',
+  'document.status_changed',
+  'document.deleted',
+  'document.restored',
+  'project.member_added',
+] as const;
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+
+export interface DomainEvent {
+  type: DomainEventType;
+  /** Who made the change. */
+  actorId: string;
+  projectId: string | null;
+  documentId: string | null;
+  /** The user the event is about (project.member_added: the added member). */
+  subjectUserId: string | null;
+  /** What the notification texts need, e.g. `{ title, actorName, from, to }`; never secrets. */
+  payload: Record<string, unknown>;
+}

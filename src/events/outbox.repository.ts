@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { EntityRows, type SqlTransaction } from '../database/sql-runner.js';
+import type { DomainEvent } from './domain-event.js';
+import { OutboxEvent } from './entities/outbox-event.entity.js';
+import { OUTBOX_COLUMNS, OUTBOX_INSERT_SQL } from './outbox.sql.js';
+
+/**
+ * The transactional outbox: a feature that changes something calls `append` with the transaction
+ * of that change (SqlRunner.transaction's `tx`), so the event commits or rolls back with it.
+ */
+@Injectable()
+export class OutboxRepository {
+  private readonly rows: EntityRows<OutboxEvent>;
+
+  constructor(dataSource: DataSource) {
+    this.rows = new EntityRows(dataSource, OutboxEvent);
+  }
+
+  /** The INSERT of one event, for a transaction that runs its statements itself. */
+  insertStatement(event: DomainEvent, at: Date = new Date()): [string, unknown[]] {
+    const row: OutboxEvent = Object.assign(new OutboxEvent(), {
+      id: randomUUID(),
+      ...event,
+      createdAt: at,
+      dispatchedAt: null,
+    });
+    return [OUTBOX_INSERT_SQL, OUTBOX_COLUMNS.map((column) => this.rows.toColumn(column, row[column]))];
+  }
+
+  async append(tx: SqlTransaction, event: DomainEvent, at?: Date): Promise<void> {
+    await tx.execute(...this.insertStatement(event, at));
+  }
+}
