@@ -99,6 +99,27 @@ export const seedConfig = configNamespace('seed', (env) => {
   };
 });
 
+export const storageConfig = configNamespace('storage', (env) => ({
+  /** Root of the content-addressed file store (files by SHA-256, temporary files under tmp/). */
+  dir: env.STORAGE_DIR,
+  /** Largest accepted upload; crossing it answers 413 at once and keeps nothing. */
+  uploadMaxBytes: env.UPLOAD_MAX_BYTES,
+  /** Days a deleted document stays in the trash before the purge removes it and its files. */
+  trashRetentionDays: env.TRASH_RETENTION_DAYS,
+}));
+
+export const notificationsConfig = configNamespace('notifications', (env) => ({
+  /** SMTP server for e-mail notifications; without it no e-mail notifications are created. */
+  smtpUrl: env.SMTP_URL,
+  mailFrom: env.MAIL_FROM,
+  /** First retry of a failed e-mail after this many seconds, doubling each time. */
+  retryBaseSeconds: env.NOTIFY_RETRY_BASE_SECONDS,
+  /** Attempts in all before an e-mail notification is marked failed. */
+  maxAttempts: env.NOTIFY_MAX_ATTEMPTS,
+  sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
+  sseMaxStreamsPerUser: env.SSE_MAX_STREAMS_PER_USER,
+}));
+
 export const CONFIG_NAMESPACES = [
   appConfig,
   loggingConfig,
@@ -109,6 +130,8 @@ export const CONFIG_NAMESPACES = [
   loginThrottleConfig,
   redisConfig,
   seedConfig,
+  storageConfig,
+  notificationsConfig,
 ] as const;
 
 type Namespace = (typeof CONFIG_NAMESPACES)[number];
@@ -125,6 +148,8 @@ export type PasswordHashConfig = ConfigType<typeof passwordHashConfig>;
 export type LoginThrottleConfig = ConfigType<typeof loginThrottleConfig>;
 export type RedisConfig = ConfigType<typeof redisConfig>;
 export type SeedConfig = ConfigType<typeof seedConfig>;
+export type StorageConfig = ConfigType<typeof storageConfig>;
+export type NotificationsConfig = ConfigType<typeof notificationsConfig>;
 
 function assemble(value: (namespace: Namespace) => object): Configuration {
   return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;

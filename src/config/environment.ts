@@ -173,6 +173,21 @@ export class EnvironmentVariables {
 
   @StringVariable() SEED_PASSWORD?: string;
   @BooleanVariable() SEED_DEMO = false;
+
+  // Documents: stored files and the trash.
+  @StringVariable() STORAGE_DIR = 'data/files';
+  @IntegerVariable(1, 1024 * 1024 * 1024 * 1024) UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+  @IntegerVariable(0, 3650) TRASH_RETENTION_DAYS = 30;
+
+  // Notifications: e-mail delivery and live streams.
+  @StringVariable()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465' })
+  SMTP_URL?: string;
+  @StringVariable() MAIL_FROM = 'Document Management Service <no-reply@localhost>';
+  @IntegerVariable(1, 86_400) NOTIFY_RETRY_BASE_SECONDS = 5;
+  @IntegerVariable(1, 100) NOTIFY_MAX_ATTEMPTS = 5;
+  @IntegerVariable(1, 3_600) SSE_HEARTBEAT_SECONDS = 25;
+  @IntegerVariable(1, 1_000) SSE_MAX_STREAMS_PER_USER = 5;
 }
 
 /**

@@ -27,6 +27,7 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
   let uploader: string;
   let projectId: string;
   let documentTypeId: string;
+  let editor: string;
 
   beforeAll(async () => {
     database = await openMigratedDataSource(kind);
@@ -46,6 +47,20 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
       emailKey: identityKey('uploader@example.com'),
       firstName: 'U',
       lastName: 'L',
+      passwordHash: 'x',
+      isActive: true,
+      tokenVersion: 0,
+      createdAt: new Date(),
+    });
+    editor = randomUUID();
+    await dataSource.getRepository(User).insert({
+      id: editor,
+      username: 'editor',
+      usernameKey: identityKey('editor'),
+      email: 'editor@example.com',
+      emailKey: identityKey('editor@example.com'),
+      firstName: 'E',
+      lastName: 'D',
       passwordHash: 'x',
       isActive: true,
       tokenVersion: 0,
@@ -194,6 +209,16 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     ).rejects.toThrow('A locked document changed under its lock');
     expect(await stored()).toEqual(document);
     expect(await storedHistory()).toEqual([]);
+  });
+
+  it('names the participants: the uploader and every author of a history entry, once each', async () => {
+    await expect(repository.participantIds(document.id)).resolves.toEqual([uploader]);
+    const write = writeFrom(document, { title: 'Participation' });
+    write.history.changedBy = editor;
+    await repository.writeIfUnchanged(write);
+    await expect(repository.participantIds(document.id).then((ids) => ids.sort())).resolves.toEqual(
+      [uploader, editor].sort(),
+    );
   });
 
   it('lists history newest first, at most the given number', async () => {

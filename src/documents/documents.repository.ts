@@ -100,6 +100,20 @@ export class DocumentsRepository {
     });
   }
 
+  /**
+   * A document's participants (notification recipients): its uploader and everyone who changed
+   * its metadata, added a version or changed its status (every history entry's author).
+   */
+  async participantIds(documentId: string): Promise<string[]> {
+    const rows = await this.sql.select<{ userId: string }>(
+      `SELECT uploadedBy AS userId FROM documents WHERE id = ?
+       UNION SELECT changedBy FROM document_history WHERE documentId = ?
+       UNION SELECT uploadedBy FROM document_versions WHERE documentId = ?`,
+      [documentId, documentId, documentId],
+    );
+    return rows.map((row) => row.userId);
+  }
+
   /** Newest first, at most `limit` entries. */
   history(documentId: string, limit: number): Promise<DocumentHistory[]> {
     return this.historyEntries.find({

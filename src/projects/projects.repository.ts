@@ -15,4 +15,12 @@ export class ProjectsRepository {
     );
     return row && isProjectRole(row.role) ? row.role : null;
   }
+
+  /** Every member's user id (notification recipients). */
+  async memberIds(projectId: string): Promise<string[]> {
+    const rows = await this.sql.select<{ userId: string }>('SELECT userId FROM project_members WHERE projectId = ?', [
+      projectId,
+    ]);
+    return rows.map((row) => row.userId);
+  }
 }
