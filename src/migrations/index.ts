@@ -8,6 +8,8 @@ import { DocumentHistoryLongChanges1763800000006 } from './1763800000006-Documen
 import { UserIdentityKeys1763800000007 } from './1763800000007-UserIdentityKeys.js';
 import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanonicalValues.js';
 import { ProjectMembership1763800000009 } from './1763800000009-ProjectMembership.js';
+import { AuditEvents1763800000020 } from './1763800000020-AuditEvents.js';
+import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeNameKeys.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -21,4 +23,6 @@ export const MIGRATIONS = [
   UserIdentityKeys1763800000007,
   SqliteCanonicalValues1763800000008,
   ProjectMembership1763800000009,
+  AuditEvents1763800000020,
+  DocumentTypeNameKeys1763800000021,
 ];
