@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsObject, IsString, Matches, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
 import { PERMISSION_CATALOGUE, permissionProblems } from '../../common/authz/permission-catalogue.js';
 import { NoControlCharacters, TextLength } from '../../common/validation/text.validators.js';
@@ -18,6 +19,12 @@ function InCatalogue() {
       },
     });
 }
+
+/**
+ * The permissions object exactly as it arrived: class-transformer would drop keys that name an
+ * inherited method ("toString", "valueOf", ...), so {"toString": ["read"]} became a valid {}.
+ */
+const asReceived = () => Transform(({ obj }: { obj: Record<string, unknown> }) => obj.permissions);
 
 const PERMISSIONS_DOC = {
   type: 'object',
@@ -47,6 +54,7 @@ export class CreateRoleDto {
   @ApiProperty(PERMISSIONS_DOC)
   @InCatalogue()
   @IsObject({ message: 'permissions must be an object mapping a resource to an array of actions' })
+  @asReceived()
   readonly permissions: Record<string, string[]>;
 }
 
@@ -64,5 +72,6 @@ export class UpdateRoleDto {
   @ValidateIf(isPresent)
   @InCatalogue()
   @IsObject({ message: 'permissions must be an object mapping a resource to an array of actions' })
+  @asReceived()
   readonly permissions?: Record<string, string[]>;
 }
