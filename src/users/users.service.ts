@@ -122,13 +122,13 @@ export class UsersService {
    */
   async create(input: CreateUserInput, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<User> {
     const email = normaliseEmail(input.email);
-    assertPasswordPolicy(input.password, { ...input, email });
     const roles = await this.resolveRoles(input.roleNames ?? [], input.roleIds ?? []);
 
     const usernameKey = identityKey(input.username);
     const emailKey = identityKey(email);
     const taken = await this.users.identityTaken(usernameKey, emailKey);
     if (taken) throw identityConflict(taken);
+    assertPasswordPolicy(input.password, { ...input, email });
 
     const user = Object.assign(new User(), {
       id: randomUUID(),
