@@ -55,15 +55,11 @@ export class AuditTrail {
  * The fields whose value differs between `before` and `after` (compared as JSON, so arrays and
  * objects by content), as audit changes. A creation passes `before` = {}, a deletion `after` = {}.
  */
-export function changedFields(
-  before: Record<string, unknown>,
-  after: Record<string, unknown>,
-  fields: string[],
-): AuditChanges {
+export function changedFields(before: object, after: object, fields: string[]): AuditChanges {
   const changes: AuditChanges = {};
   for (const field of fields) {
-    const from = before[field] ?? null;
-    const to = after[field] ?? null;
+    const from = (before as Record<string, unknown>)[field] ?? null;
+    const to = (after as Record<string, unknown>)[field] ?? null;
     if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
   }
   return changes;

@@ -50,7 +50,8 @@ export class AuthService {
       { ...context, actorId: user.id },
       { action: 'auth.login_succeeded', targetType: 'user', targetId: user.id },
     );
-    return { ...(await this.issueToken(user.id, user.tokenVersion)), user: UserResponseDto.from(user) };
+    const { token, expiresIn } = await this.issueToken(user.id, user.tokenVersion);
+    return { token, expiresIn, user: UserResponseDto.from(user) };
   }
 
   logout(userId: string, context: AuditContext): Promise<void> {

@@ -47,9 +47,10 @@ export class DocumentTypesRepository {
 
   /** How many documents have this type (the documents table is the documents feature's; only counted here). */
   async countDocuments(tx: EntityManager, id: string): Promise<number> {
-    const [row] = (await tx.query('SELECT COUNT(*) AS n FROM documents WHERE documentTypeId = ?', [id])) as {
-      n: number | string;
-    }[];
+    const [row] = await tx.query<{ n: number | string }[]>(
+      'SELECT COUNT(*) AS n FROM documents WHERE documentTypeId = ?',
+      [id],
+    );
     return Number(row?.n ?? 0);
   }
 

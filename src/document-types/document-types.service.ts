@@ -46,7 +46,7 @@ export class DocumentTypesService {
         action: 'document_type.created',
         targetType: 'document_type',
         targetId: type.id,
-        changes: changedFields({}, { ...type }, AUDITED_FIELDS),
+        changes: changedFields({}, type, AUDITED_FIELDS),
       });
       return type;
     });
@@ -62,7 +62,7 @@ export class DocumentTypesService {
         nameKey: identityKey(name),
         description: input.description ?? before.description,
       });
-      const changes = changedFields({ ...before }, { ...after }, AUDITED_FIELDS);
+      const changes = changedFields(before, after, AUDITED_FIELDS);
       if (Object.keys(changes).length === 0) return before;
       if (changes.name) await this.assertNameFree(tx, name, id);
       await this.types.save(tx, after);
@@ -87,7 +87,7 @@ export class DocumentTypesService {
         action: 'document_type.deleted',
         targetType: 'document_type',
         targetId: id,
-        changes: changedFields({ ...type }, {}, AUDITED_FIELDS),
+        changes: changedFields(type, {}, AUDITED_FIELDS),
       });
     });
   }

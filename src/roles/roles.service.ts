@@ -42,7 +42,7 @@ export class RolesService {
         action: 'role.created',
         targetType: 'role',
         targetId: role.id,
-        changes: changedFields({}, { ...role }, AUDITED_FIELDS),
+        changes: changedFields({}, role, AUDITED_FIELDS),
       });
       return role;
     });
@@ -58,7 +58,7 @@ export class RolesService {
         name: input.name ?? before.name,
         permissions: input.permissions ?? before.permissions,
       });
-      const changes = changedFields({ ...before }, { ...after }, AUDITED_FIELDS);
+      const changes = changedFields(before, after, AUDITED_FIELDS);
       if (Object.keys(changes).length === 0) return before;
       if (changes.name) await this.assertNameFree(tx, after.name, id);
       await this.roles.save(tx, after);
@@ -84,7 +84,7 @@ export class RolesService {
         action: 'role.deleted',
         targetType: 'role',
         targetId: id,
-        changes: changedFields({ ...role }, {}, AUDITED_FIELDS),
+        changes: changedFields(role, {}, AUDITED_FIELDS),
       });
     });
   }

@@ -166,11 +166,11 @@ describe.each(databasesUnderTest())('audit trail on %s', (kind) => {
     expect(page1.body.pagination).toMatchObject({ page: 1, limit: 3, total: await stored() });
     const everything = await events('limit=100');
     const times = everything.map((event) => event.at);
-    expect(times).toEqual([...times].sort().reverse());
+    expect(times).toEqual(times.toSorted().toReversed());
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
-      const response = await request(t.url)
+      const response: request.Response = await request(t.url)
         .get(`/api/audit-events?limit=4${cursor ? `&cursor=${cursor}` : ''}`)
         .set('authorization', `Bearer ${admin}`);
       walked.push(...response.body.events.map((event: Event) => event.id));

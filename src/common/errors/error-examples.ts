@@ -39,5 +39,5 @@ export function errorExamples(description: string, codes: ErrorCode[]): ApiRespo
         },
       ]),
     ),
-  } as ApiResponseOptions;
+  };
 }
