@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DocumentTypesModule } from './document-types/document-types.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { RolesModule } from './roles/roles.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({
@@ -24,6 +27,9 @@ import { UsersModule } from './users/users.module.js';
     DatabaseModule.forRoot(SCHEMA),
     UsersModule,
     AuthModule,
+    RolesModule,
+    DocumentTypesModule,
+    AuditModule,
     DocumentsModule,
     NotificationsModule,
     HealthModule,

@@ -1,4 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
+import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
@@ -33,6 +34,7 @@ export const ENTITIES = [
   Notification,
   NotificationCount,
   OutboxEvent,
+  AuditEvent,
 ];
 export { MIGRATIONS };
 

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -8,15 +8,20 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import { CurrentUser } from './current-user.decorator.js';
 import { Authenticated, Public } from '../common/http/route-access.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { errorExamples } from '../common/errors/error-examples.js';
+import { UserEnvelopeDto } from '../users/dto/user-response.dto.js';
 import { AuthService } from './auth.service.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
+import { ChangePasswordDto, TokenResponseDto } from './dto/change-password.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponseDto } from './dto/login-response.dto.js';
 import { LoginThrottle } from './login-throttle/login-throttle.guard.js';
+
+const UNAUTHORIZED = errorExamples('unauthorized: missing, invalid or revoked token', ['unauthorized']);
 
 @ApiTags('auth')
 @Controller('api/auth')
@@ -33,14 +38,14 @@ export class AuthController {
       'Returns a signed JWT (HS256) and the user with their roles. Unknown usernames, wrong passwords and ' +
       'inactive accounts all answer the same 401 invalid_credentials. Attempts are rate-limited per client ' +
       'address and per username (429 too_many_requests with Retry-After); a successful login clears the ' +
-      "username's count.",
+      "username's count. Every attempt is recorded in the audit trail.",
   })
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'invalid_credentials' })
+  @ApiBadRequestResponse(errorExamples('validation_failed or invalid_json', ['validation_failed', 'invalid_json']))
+  @ApiUnauthorizedResponse(errorExamples('invalid_credentials', ['invalid_credentials']))
   @ApiCommonErrors({ body: true })
-  login(@Body() body: LoginDto): Promise<LoginResponseDto> {
-    return this.auth.login(body);
+  login(@Body() body: LoginDto, @RequestAudit() context: AuditContext): Promise<LoginResponseDto> {
+    return this.auth.login(body, context);
   }
 
   @Authenticated()
@@ -52,9 +57,49 @@ export class AuthController {
     description: "Bumps the user's token version: this token and every other one issued before stop working.",
   })
   @ApiNoContentResponse({ description: "All of the caller's tokens are revoked." })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiCommonErrors()
-  async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {
-    await this.auth.logout(user.id);
+  async logout(@CurrentUser() user: AuthenticatedUser, @RequestAudit() context: AuditContext): Promise<void> {
+    await this.auth.logout(user.id, context);
+  }
+
+  @Authenticated()
+  @Get('me')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: "The caller's own user record", description: 'The same user shape login returns.' })
+  @ApiOkResponse({ type: UserEnvelopeDto })
+  @ApiUnauthorizedResponse(UNAUTHORIZED)
+  @ApiCommonErrors()
+  async me(@CurrentUser() user: AuthenticatedUser): Promise<UserEnvelopeDto> {
+    return { user: await this.auth.me(user.id) };
+  }
+
+  @Authenticated()
+  @LoginThrottle()
+  @Post('password')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Change the caller’s own password',
+    description:
+      'Checks currentPassword (401 invalid_credentials when wrong; attempts count against the per-username ' +
+      'and per-address login limits, 429 once over them), applies the password policy (400 weak_password with ' +
+      'zxcvbn feedback), then revokes every earlier token of the user and answers a new one.',
+  })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiBadRequestResponse(errorExamples('validation_failed or weak_password', ['validation_failed', 'weak_password']))
+  @ApiUnauthorizedResponse(
+    errorExamples('unauthorized (token) or invalid_credentials (currentPassword)', [
+      'unauthorized',
+      'invalid_credentials',
+    ]),
+  )
+  @ApiCommonErrors({ body: true })
+  changePassword(
+    @CurrentUser() user: AuthenticatedUser,
+    @Body() body: ChangePasswordDto,
+    @RequestAudit() context: AuditContext,
+  ): Promise<TokenResponseDto> {
+    return this.auth.changePassword(user.username, body, context);
   }
 }

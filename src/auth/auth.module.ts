@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
+import { AuditModule } from '../audit/audit.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
@@ -12,6 +13,7 @@ import { LoginThrottleModule } from './login-throttle/login-throttle.module.js';
 @Module({
   imports: [
     UsersModule,
+    AuditModule,
     PassportModule,
     // Signing options are passed per call from jwtSettings(), the same object the strategy verifies with.
     JwtModule.register({}),

@@ -1,6 +1,6 @@
 // npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
 // The password comes from NEW_USER_PASSWORD when set, else from the first line of standard input
-// (typed twice, without echo, on a terminal). Pending migrations are applied first.
+// (typed twice, without echo, on a terminal); the password policy applies (src/users/password-policy.ts). Pending migrations are applied first.
 import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { MaxBytes, NoControlCharacters } from '../common/validation/text.validators.js';

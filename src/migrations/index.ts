@@ -10,6 +10,8 @@ import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanoni
 import { ProjectMembership1763800000009 } from './1763800000009-ProjectMembership.js';
 import { DocumentFilesAndTrash1763800000010 } from './1763800000010-DocumentFilesAndTrash.js';
 import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
+import { AuditEvents1763800000020 } from './1763800000020-AuditEvents.js';
+import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeNameKeys.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -25,4 +27,6 @@ export const MIGRATIONS = [
   ProjectMembership1763800000009,
   DocumentFilesAndTrash1763800000010,
   OutboxEvents1763800000011,
+  AuditEvents1763800000020,
+  DocumentTypeNameKeys1763800000021,
 ];

@@ -17,6 +17,7 @@ import {
 import { Role } from '../users/entities/role.entity.js';
 import { User } from '../users/entities/user.entity.js';
 import { ARGON2_OPTIONS } from '../users/password-hasher.service.js';
+import { passwordWeakness } from '../users/password-policy.js';
 
 export interface SeedSummary {
   users: { id: string; username: string; password: string; roles: string[] }[];
@@ -47,6 +48,11 @@ const PER_PAIR_FOR_MAIN_USER = 4;
 export async function seedDemoData(dataSource: DataSource, password: string | undefined): Promise<SeedSummary> {
   if (!password) {
     throw new SeedRefusedError('SEED_PASSWORD must be set to seed a production database.');
+  }
+  // The password policy of every other way to set a password (API, CLI) holds for the demo users too.
+  for (const demo of DEMO_USERS) {
+    const weakness = passwordWeakness(password, { ...demo, email: `${demo.username}@example.com` });
+    if (weakness) throw new SeedRefusedError(`SEED_PASSWORD is refused for ${demo.username}: ${weakness}`);
   }
   if ((await dataSource.getRepository(User).count()) > 0) {
     throw new SeedRefusedError('The database already has users; the seed only fills an empty database.');

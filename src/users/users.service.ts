@@ -1,10 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { CLI_AUDIT_CONTEXT, type AuditContext } from '../audit/audit-context.js';
+import { AuditTrail, changedFields } from '../audit/audit-trail.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { identityKey } from '../common/text/identity-key.js';
+import type { Role } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
 import { PasswordHasher } from './password-hasher.service.js';
-import { IdentityTakenError, UsersRepository, type AuthContext, type IdentityField } from './users.repository.js';
+import { assertPasswordPolicy } from './password-policy.js';
+import {
+  IdentityTakenError,
+  UsersRepository,
+  type AuthContext,
+  type IdentityField,
+  type UserChanges,
+} from './users.repository.js';
 
 export type { AuthContext } from './users.repository.js';
 
@@ -14,14 +25,61 @@ export interface CreateUserInput {
   firstName: string;
   lastName: string;
   password: string;
-  roleNames: string[];
+  /** Roles by name (the CLI) or by id (the API); both may be given. */
+  roleNames?: string[];
+  roleIds?: string[];
 }
 
+export interface UpdateUserInput {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  isActive?: boolean;
+  roleIds?: string[];
+}
+
+export interface UserListQuery {
+  q?: string;
+  isActive?: boolean;
+  roleId?: string;
+  page: number;
+  limit: number;
+}
+
+/** The fields an audit event of a user records (never the password hash or the token version). */
+const AUDITED_FIELDS = ['username', 'email', 'firstName', 'lastName', 'isActive', 'roleIds'];
+
+/** The permission whose last active holder may not be removed (else nobody could administer users). */
+const ADMINISTRATION = 'users:manage';
+
+/** An e-mail address as stored: the domain (case-insensitive by RFC 5321) in lower case, the local part as typed. */
+export function normaliseEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  return at < 0 ? email : `${email.slice(0, at)}@${email.slice(at + 1).toLowerCase()}`;
+}
+
+function auditView(user: User): Record<string, unknown> {
+  return {
+    username: user.username,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    isActive: user.isActive,
+    roleIds: (user.roles ?? []).map((role) => role.id).sort(),
+  };
+}
+
+/**
+ * The rules of user accounts, shared by the API (UsersController, AuthController) and the
+ * command-line tools: identity uniqueness, the password policy, token revocation, the last-admin
+ * rule, and an audit event in the same transaction as every change.
+ */
 @Injectable()
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** For login: the user named exactly `username`, with roles and the password hash. */
@@ -39,27 +97,44 @@ export class UsersService {
     return this.users.findByUsername(username);
   }
 
+  /** The user with roles; 404 user_not_found. */
+  async get(id: string): Promise<User> {
+    const user = await this.users.findById(id);
+    if (!user) throw notFound(id);
+    return user;
+  }
+
+  async list(query: UserListQuery): Promise<{ users: User[]; total: number }> {
+    const prefix = query.q === undefined ? undefined : { key: identityKey(query.q), lower: query.q.toLowerCase() };
+    return this.users.list(
+      { prefix, isActive: query.isActive, roleId: query.roleId },
+      (query.page - 1) * query.limit,
+      query.limit,
+    );
+  }
+
   /**
-   * Creates an active user. Roles must exist (400 validation_failed otherwise). A username or
-   * e-mail address equal to an existing one after identityKey() (case and Unicode forms folded,
-   * so "Émile" next to "émile" is refused on SQLite as on MySQL) is 409 conflict, naming the field;
-   * the unique indexes on the keys refuse what a concurrent writer slips past this check.
+   * Creates an active user. Roles must exist (400 validation_failed otherwise), the password must
+   * pass the policy (400 weak_password). A username or e-mail address equal to an existing one
+   * after identityKey() (case and Unicode forms folded, so "Émile" next to "émile" is refused on
+   * SQLite as on MySQL) is 409 conflict, naming the field; the unique indexes on the keys refuse
+   * what a concurrent writer slips past this check.
    */
-  async create(input: CreateUserInput): Promise<User> {
-    const roles = await this.users.findRolesByName(input.roleNames);
-    const missing = input.roleNames.filter((name) => !roles.some((role) => role.name === name));
-    if (missing.length) throw new ApiError('validation_failed', `Unknown role(s): ${missing.join(', ')}.`);
+  async create(input: CreateUserInput, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<User> {
+    const email = normaliseEmail(input.email);
+    const roles = await this.resolveRoles(input.roleNames ?? [], input.roleIds ?? []);
 
     const usernameKey = identityKey(input.username);
-    const emailKey = identityKey(input.email);
+    const emailKey = identityKey(email);
     const taken = await this.users.identityTaken(usernameKey, emailKey);
     if (taken) throw identityConflict(taken);
+    assertPasswordPolicy(input.password, { ...input, email });
 
     const user = Object.assign(new User(), {
       id: randomUUID(),
       username: input.username,
       usernameKey,
-      email: input.email,
+      email,
       emailKey,
       firstName: input.firstName,
       lastName: input.lastName,
@@ -70,30 +145,151 @@ export class UsersService {
       roles,
     });
     try {
-      return await this.users.insert(user);
+      await this.users.transaction(async (tx) => {
+        await this.users.insertIn(tx, user);
+        await this.audit.record(tx, context, {
+          action: 'user.created',
+          targetType: 'user',
+          targetId: user.id,
+          changes: changedFields({}, auditView(user), AUDITED_FIELDS),
+        });
+      });
+    } catch (error) {
+      if (error instanceof IdentityTakenError) throw identityConflict(error.field);
+      throw error;
+    }
+    return user;
+  }
+
+  /**
+   * Changes the given fields. Deactivation ends every token at once; new roles apply from the
+   * user's next request (roles are read per request). Nobody deactivates themselves, and no change
+   * leaves no active holder of users:manage (409 last_admin). Returns the user as it now is.
+   */
+  async update(id: string, input: UpdateUserInput, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<User> {
+    if (input.isActive === false && context.actorId === id) {
+      throw new ApiError('last_admin', 'You cannot deactivate your own account; ask another administrator.');
+    }
+    const roles = input.roleIds === undefined ? undefined : await this.resolveRoles([], input.roleIds);
+    try {
+      return await this.users.transaction(async (tx) => {
+        const demoting = input.isActive === false || roles !== undefined;
+        if (demoting) await this.users.lockAdministration(tx);
+        const holdersBefore = demoting ? await this.users.countActiveHolders(tx, ADMINISTRATION) : 0;
+
+        const before = await this.users.findById(id, tx);
+        if (!before) throw notFound(id);
+        const changes: UserChanges = {};
+        if (input.email !== undefined && normaliseEmail(input.email) !== before.email) {
+          changes.email = normaliseEmail(input.email);
+          changes.emailKey = identityKey(changes.email);
+          if (await this.users.emailTaken(changes.emailKey, id, tx)) throw identityConflict('email');
+        }
+        if (input.firstName !== undefined && input.firstName !== before.firstName) changes.firstName = input.firstName;
+        if (input.lastName !== undefined && input.lastName !== before.lastName) changes.lastName = input.lastName;
+        if (input.isActive !== undefined && input.isActive !== before.isActive) changes.isActive = input.isActive;
+        await this.users.updateFields(tx, id, changes);
+        if (roles !== undefined)
+          await this.users.replaceRoles(
+            tx,
+            id,
+            roles.map((role) => role.id),
+          );
+
+        if (demoting) await this.assertAdministrationRemains(tx, holdersBefore);
+        const after = (await this.users.findById(id, tx))!;
+        const audited = changedFields(auditView(before), auditView(after), AUDITED_FIELDS);
+        if (Object.keys(audited).length > 0) {
+          await this.audit.record(tx, context, {
+            action: 'user.updated',
+            targetType: 'user',
+            targetId: id,
+            changes: audited,
+          });
+        }
+        return after;
+      });
     } catch (error) {
       if (error instanceof IdentityTakenError) throw identityConflict(error.field);
       throw error;
     }
   }
 
+  /**
+   * Throws 409 last_admin when the transaction's changes took users:manage away from its last
+   * active holder (when there was one before: a database without administrators is the CLI's to fix).
+   */
+  async assertAdministrationRemains(tx: EntityManager, holdersBefore: number): Promise<void> {
+    if (holdersBefore > 0 && (await this.users.countActiveHolders(tx, ADMINISTRATION)) === 0) {
+      throw new ApiError('last_admin', `This change would leave no active user holding ${ADMINISTRATION}.`);
+    }
+  }
+
+  /** For changes elsewhere (role permissions) that may demote: the lock and the count before. */
+  async beginAdministrationChange(tx: EntityManager): Promise<number> {
+    await this.users.lockAdministration(tx);
+    return this.users.countActiveHolders(tx, ADMINISTRATION);
+  }
+
   /** Deactivates the user named exactly `username` and revokes every token issued so far; false if there is none. */
-  async deactivate(username: string): Promise<boolean> {
+  async deactivate(username: string, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<boolean> {
     const user = await this.users.findByUsername(username);
     if (!user) return false;
-    await this.users.deactivate(user.id);
+    await this.update(user.id, { isActive: false }, context);
     return true;
   }
 
-  /** Ends every token issued to this user so far (logout everywhere, password change). */
-  revokeTokens(userId: string): Promise<void> {
-    return this.users.revokeTokens(userId);
+  /** Ends every token issued to this user so far (logout everywhere), recorded as `action`. */
+  async revokeTokens(userId: string, context: AuditContext, action = 'auth.logout'): Promise<void> {
+    await this.users.transaction(async (tx) => {
+      await this.users.revokeTokens(userId, tx);
+      await this.audit.record(tx, context, { action, targetType: 'user', targetId: userId });
+    });
   }
 
-  /** Sets a new password and ends every token issued so far. */
-  async changePassword(userId: string, password: string): Promise<void> {
-    await this.users.setPasswordHash(userId, await this.hasher.hash(password));
+  /**
+   * Sets a new password (after the policy: 400 weak_password) and ends every token issued so far,
+   * recorded as `action` (user.password_set by an administrator or a command, auth.password_changed
+   * by the user). Answers the user's new token version, for a token that survives the change.
+   */
+  async setPassword(
+    userId: string,
+    password: string,
+    context: AuditContext = CLI_AUDIT_CONTEXT,
+    action = 'user.password_set',
+  ): Promise<number> {
+    const user = await this.users.findById(userId);
+    if (!user) throw notFound(userId);
+    assertPasswordPolicy(password, user);
+    const passwordHash = await this.hasher.hash(password);
+    return this.users.transaction(async (tx) => {
+      const version = await this.users.setPasswordHash(userId, passwordHash, tx);
+      await this.audit.record(tx, context, { action, targetType: 'user', targetId: userId });
+      return version;
+    });
   }
+
+  /** Sets a new password and ends every token issued so far (a command-line change). */
+  async changePassword(userId: string, password: string): Promise<void> {
+    await this.setPassword(userId, password);
+  }
+
+  /** Every named and every identified role, or 400 validation_failed naming those that do not exist. */
+  private async resolveRoles(names: string[], ids: string[]): Promise<Role[]> {
+    const byName = await this.users.findRolesByName(names);
+    const byId = await this.users.findRolesByIds(ids);
+    const missing = [
+      ...names.filter((name) => !byName.some((role) => role.name === name)),
+      ...ids.filter((id) => !byId.some((role) => role.id === id)),
+    ];
+    if (missing.length) throw new ApiError('validation_failed', `Unknown role(s): ${missing.join(', ')}.`);
+    const roles = new Map([...byName, ...byId].map((role) => [role.id, role]));
+    return [...roles.values()];
+  }
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('user_not_found', `No user has the id ${id}.`);
 }
 
 function identityConflict(field: IdentityField | undefined): ApiError {

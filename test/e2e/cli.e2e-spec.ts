@@ -29,6 +29,7 @@ const dist = (path: string) => join(ROOT, 'dist', path);
 const SEED = dist('src/seed/seed.cli.js');
 const CREATE_USER = dist('src/cli/create-user.cli.js');
 const DEACTIVATE_USER = dist('src/cli/deactivate-user.cli.js');
+const SET_PASSWORD = dist('src/cli/set-password.cli.js');
 const SEED_PASSWORD = 'Seed-Password-For-CLI-Tests-1!';
 const ARGON2_PREFIX = `$argon2id$v=19$m=${ARGON2_OPTIONS.memoryCost},t=${ARGON2_OPTIONS.timeCost},p=${ARGON2_OPTIONS.parallelism}$`;
 
@@ -96,7 +97,9 @@ beforeAll(async () => {
   // The tools are tested as shipped, from dist/. The e2e global setup builds it before any suite runs;
   // build here only when it is missing (rebuilding while other suites run dist/ processes would race).
   if (
-    ![SEED, CREATE_USER, DEACTIVATE_USER, dist('ormconfig.js'), dist('src/main.js')].every((file) => existsSync(file))
+    ![SEED, CREATE_USER, DEACTIVATE_USER, SET_PASSWORD, dist('ormconfig.js'), dist('src/main.js')].every((file) =>
+      existsSync(file),
+    )
   ) {
     const build = await run(
       [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
@@ -168,6 +171,11 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
       await database?.drop();
     });
 
+    it('refuses a SEED_PASSWORD the password policy refuses, naming the reason', async () => {
+      const result = await seed({ SEED_PASSWORD: 'password1234' });
+      expectCleanFailure(result, /Seed refused: SEED_PASSWORD is refused for admin: The password is too easy to guess/);
+    });
+
     it('refuses in production without SEED_PASSWORD, even on an empty database', async () => {
       const result = await seed({ NODE_ENV: 'production' });
       expectCleanFailure(result, /SEED_PASSWORD/);
@@ -236,6 +244,7 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
     const createUser = (args: string[], input = '', extraEnv: Record<string, string> = {}) =>
       run([CREATE_USER, ...args], { ...env, ...extraEnv }, input);
     const deactivateUser = (username: string) => run([DEACTIVATE_USER, '--username', username], env);
+    const setPassword = (username: string, input: string) => run([SET_PASSWORD, '--username', username], env, input);
     // prettier-ignore
     const flags = (username: string, roles = 'admin,user') => [
       '--username', username, '--email', `${username}@example.org`,
@@ -271,7 +280,7 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
     });
 
     it('creates a user with the password from standard input, hashed with argon2id', async () => {
-      const password = 'Carol-Pässword-1! with spaces ';
+      const password = 'Plum-Pässword-1! with spaces ';
       const result = await createUser(flags('carol'), `${password}\nignored second line\n`);
       expectSuccess(result);
       expect(result.stdout).toMatch(/Created user carol/);
@@ -292,11 +301,11 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
 
     it('takes the password from NEW_USER_PASSWORD when it is set, and roles are optional', async () => {
       const args = ['--username', 'dave', '--email', 'dave@example.org', '--first-name', 'Dave', '--last-name', 'D'];
-      const result = await createUser(args, 'not-this-one\n', { NEW_USER_PASSWORD: 'Dave-Password-1!' });
+      const result = await createUser(args, 'not-this-one\n', { NEW_USER_PASSWORD: 'Lantern-Cobalt-Password-7!' });
       expectSuccess(result);
       const dave = await findUser(dataSource, 'dave');
       expect(dave!.roles).toEqual([]);
-      expect(await verify(dave!.passwordHash, 'Dave-Password-1!')).toBe(true);
+      expect(await verify(dave!.passwordHash, 'Lantern-Cobalt-Password-7!')).toBe(true);
     });
 
     it('refuses a duplicate username or e-mail address with a clear message', async () => {
@@ -345,13 +354,40 @@ describe.each(databasesUnderTest())('the command-line tools on %s', (kind) => {
       expect(Number(raw[0].isActive)).toBe(0);
     });
 
+    it('refuses a weak password with the reason of the policy (user:create), creating nothing', async () => {
+      const before = await counts(dataSource);
+      expectCleanFailure(
+        await createUser(flags('ida'), 'password1234\n'),
+        /user:create: The password is too easy to guess/,
+      );
+      expectCleanFailure(await createUser(flags('ida'), 'ida-Lantern-cobalt-4\n'), /must not contain the username/);
+      expectCleanFailure(await createUser(flags('ida'), 'Short-1!\n'), /at least 12 characters/);
+      expect(await counts(dataSource)).toEqual(before);
+    });
+
+    it('user:set-password sets a new password through the policy and revokes every token', async () => {
+      const before = await findUser(dataSource, 'carol');
+      expectCleanFailure(await setPassword('carol', 'qwertyuiop12\n'), /user:set-password: The password is too easy/);
+      expect((await findUser(dataSource, 'carol'))!.passwordHash).toBe(before!.passwordHash);
+      const password = 'Velvet-Orchard-Signal-31';
+      const result = await setPassword('carol', `${password}\n`);
+      expectSuccess(result);
+      expect(result.stdout).toMatch(/Set a new password for carol/);
+      expect(result.stdout + result.stderr).not.toContain(password);
+      const after = await findUser(dataSource, 'carol');
+      expect(after!.tokenVersion).toBe(before!.tokenVersion + 1);
+      expect(await verify(after!.passwordHash, password)).toBe(true);
+      expectCleanFailure(await setPassword('nobody', `${password}\n`), /No user named "nobody"/);
+      expectCleanFailure(await run([SET_PASSWORD], env), /Missing --username/);
+    });
+
     it('refuses to deactivate an unknown user', async () => {
       expectCleanFailure(await deactivateUser('nobody'), /No user named "nobody"/);
       expectCleanFailure(await run([DEACTIVATE_USER], env), /Missing --username/);
     });
 
     it('a created user logs in to the built app; after deactivation its token and login are refused', async () => {
-      const password = 'Henry-Password-1!';
+      const password = 'Quartz-Meadow-Password-9!';
       expect((await createUser(flags('henry', 'user'), `${password}\n`)).code).toBe(0);
 
       const port = await freePort();

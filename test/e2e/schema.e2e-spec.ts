@@ -29,6 +29,7 @@ const COUNT_TRIGGERS = [
   'trg_notifications_count_update',
 ];
 const CANONICAL_TABLES = [
+  'audit_events',
   'document_history',
   'document_types',
   'document_versions',

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PaginationDto } from '../../common/pagination/pagination.dto.js';
 import type { Role } from '../entities/role.entity.js';
 import type { User } from '../entities/user.entity.js';
 
@@ -62,4 +63,17 @@ export class UserResponseDto {
       createdAt: user.createdAt.toISOString(),
     };
   }
+}
+
+export class UserEnvelopeDto {
+  @ApiProperty({ type: UserResponseDto })
+  user: UserResponseDto;
+}
+
+export class UserListResponseDto {
+  @ApiProperty({ type: [UserResponseDto], description: 'By username (its identity key), then id' })
+  users: UserResponseDto[];
+
+  @ApiProperty({ type: PaginationDto })
+  pagination: PaginationDto;
 }

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, Repository, type EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../database/sql-runner.js';
+import { DocumentType } from './entities/document-type.entity.js';
+
+/** A unique index refused a name (another writer took it after the check). */
+export class DocumentTypeNameTakenError extends Error {
+  override name = 'DocumentTypeNameTakenError';
+}
+
+/** A document still references the type (a writer added one after the check). */
+export class DocumentTypeReferencedError extends Error {
+  override name = 'DocumentTypeReferencedError';
+}
+
+/** Every statement about document types. */
+@Injectable()
+export class DocumentTypesRepository {
+  constructor(@InjectRepository(DocumentType) private readonly types: Repository<DocumentType>) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.types.manager.transaction(work);
+  }
+
+  findAll(): Promise<DocumentType[]> {
+    return this.types.find({ order: { name: 'ASC' } });
+  }
+
+  findById(id: string, tx: EntityManager = this.types.manager): Promise<DocumentType | null> {
+    return tx.getRepository(DocumentType).findOneBy({ id });
+  }
+
+  /** Every type's id and name: types are few, and the service compares names by identityKey. */
+  names(tx: EntityManager): Promise<Pick<DocumentType, 'id' | 'name'>[]> {
+    return tx.getRepository(DocumentType).find({ select: { id: true, name: true } });
+  }
+
+  async save(tx: EntityManager, type: DocumentType): Promise<void> {
+    try {
+      await tx.getRepository(DocumentType).save(type);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DocumentTypeNameTakenError();
+      throw error;
+    }
+  }
+
+  /** How many documents have this type (the documents table is the documents feature's; only counted here). */
+  async countDocuments(tx: EntityManager, id: string): Promise<number> {
+    const [row] = await tx.query<{ n: number | string }[]>(
+      'SELECT COUNT(*) AS n FROM documents WHERE documentTypeId = ?',
+      [id],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async delete(tx: EntityManager, id: string): Promise<void> {
+    try {
+      await tx.getRepository(DocumentType).delete({ id });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new DocumentTypeReferencedError();
+      throw error;
+    }
+  }
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error instanceof QueryFailedError ? (error.driverError as { code?: unknown }) : undefined)?.code;
+  return (
+    code === 'ER_ROW_IS_REFERENCED_2' || code === 'ER_ROW_IS_REFERENCED' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+  );
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { AuditContext } from '../audit/audit-context.js';
+import { AuditTrail, changedFields } from '../audit/audit-trail.js';
+import { ApiError } from '../common/errors/error-codes.js';
+import { identityKey } from '../common/text/identity-key.js';
+import {
+  DocumentTypeNameTakenError,
+  DocumentTypeReferencedError,
+  DocumentTypesRepository,
+} from './document-types.repository.js';
+import { DocumentType } from './entities/document-type.entity.js';
+
+export interface DocumentTypeInput {
+  name?: string;
+  description?: string;
+}
+
+const AUDITED_FIELDS = ['name', 'description'];
+
+/** Document types: names unique ignoring case and Unicode form; a type in use cannot be deleted. */
+@Injectable()
+export class DocumentTypesService {
+  constructor(
+    private readonly types: DocumentTypesRepository,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  list(): Promise<DocumentType[]> {
+    return this.types.findAll();
+  }
+
+  create(input: Required<DocumentTypeInput>, context: AuditContext): Promise<DocumentType> {
+    const type = Object.assign(new DocumentType(), {
+      id: randomUUID(),
+      name: input.name,
+      nameKey: identityKey(input.name),
+      description: input.description,
+      createdAt: new Date(),
+    });
+    return this.write(async (tx) => {
+      await this.assertNameFree(tx, type.name, type.id);
+      await this.types.save(tx, type);
+      await this.audit.record(tx, context, {
+        action: 'document_type.created',
+        targetType: 'document_type',
+        targetId: type.id,
+        changes: changedFields({}, type, AUDITED_FIELDS),
+      });
+      return type;
+    });
+  }
+
+  update(id: string, input: DocumentTypeInput, context: AuditContext): Promise<DocumentType> {
+    return this.write(async (tx) => {
+      const before = await this.types.findById(id, tx);
+      if (!before) throw notFound(id);
+      const name = input.name ?? before.name;
+      const after = Object.assign(new DocumentType(), before, {
+        name,
+        nameKey: identityKey(name),
+        description: input.description ?? before.description,
+      });
+      const changes = changedFields(before, after, AUDITED_FIELDS);
+      if (Object.keys(changes).length === 0) return before;
+      if (changes.name) await this.assertNameFree(tx, name, id);
+      await this.types.save(tx, after);
+      await this.audit.record(tx, context, {
+        action: 'document_type.updated',
+        targetType: 'document_type',
+        targetId: id,
+        changes,
+      });
+      return after;
+    });
+  }
+
+  async delete(id: string, context: AuditContext): Promise<void> {
+    await this.write(async (tx) => {
+      const type = await this.types.findById(id, tx);
+      if (!type) throw notFound(id);
+      const documents = await this.types.countDocuments(tx, id);
+      if (documents > 0) throw inUse(type.name, documents);
+      await this.types.delete(tx, id);
+      await this.audit.record(tx, context, {
+        action: 'document_type.deleted',
+        targetType: 'document_type',
+        targetId: id,
+        changes: changedFields(type, {}, AUDITED_FIELDS),
+      });
+    });
+  }
+
+  private async assertNameFree(tx: EntityManager, name: string, exceptId: string): Promise<void> {
+    const key = identityKey(name);
+    const existing = await this.types.names(tx);
+    if (existing.some((type) => type.id !== exceptId && identityKey(type.name) === key)) throw nameConflict();
+  }
+
+  private async write<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.types.transaction(work);
+    } catch (error) {
+      if (error instanceof DocumentTypeNameTakenError) throw nameConflict();
+      if (error instanceof DocumentTypeReferencedError) throw inUse('', 0);
+      throw error;
+    }
+  }
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('document_type_not_found', `No document type has the id ${id}.`);
+}
+
+function nameConflict(): ApiError {
+  return new ApiError('conflict', 'A document type with this name already exists (names are compared ignoring case).');
+}
+
+function inUse(name: string, documents: number): ApiError {
+  return new ApiError(
+    'document_type_in_use',
+    documents > 0
+      ? `The document type ${name} is used by ${documents} document(s).`
+      : 'The document type is used by documents.',
+  );
+}

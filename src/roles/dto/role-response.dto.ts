@@ -1,0 +1,12 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { RoleResponseDto } from '../../users/dto/user-response.dto.js';
+
+export class RoleEnvelopeDto {
+  @ApiProperty({ type: RoleResponseDto })
+  role: RoleResponseDto;
+}
+
+export class RoleListResponseDto {
+  @ApiProperty({ type: [RoleResponseDto], description: 'By name' })
+  roles: RoleResponseDto[];
+}
