@@ -7,6 +7,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { ProjectsModule } from './projects/projects.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({
@@ -24,6 +25,7 @@ import { UsersModule } from './users/users.module.js';
     DatabaseModule.forRoot(SCHEMA),
     UsersModule,
     AuthModule,
+    ProjectsModule,
     DocumentsModule,
     NotificationsModule,
     HealthModule,
