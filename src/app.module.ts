@@ -10,6 +10,7 @@ import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { RolesModule } from './roles/roles.module.js';
+import { ProjectsModule } from './projects/projects.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({
@@ -30,6 +31,7 @@ import { UsersModule } from './users/users.module.js';
     RolesModule,
     DocumentTypesModule,
     AuditModule,
+    ProjectsModule,
     DocumentsModule,
     NotificationsModule,
     HealthModule,

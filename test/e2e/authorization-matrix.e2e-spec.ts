@@ -19,10 +19,10 @@ type Persona = (typeof PERSONAS)[number];
 
 const PERSONA_NOTES: Record<Persona, string> = {
   anonymous: 'no token',
-  user: 'alice: role user, uploader of the document',
-  anotherUser: 'bob: role user, not the uploader',
-  editor: 'erin: roles editor + user (documents read, update)',
-  admin: 'admin: role admin (every permission)',
+  user: 'alice: role user, uploader of the document, contributor of the project',
+  anotherUser: 'bob: role user, not the uploader, contributor of the project',
+  editor: 'erin: roles editor + user (documents read, update), contributor of the project',
+  admin: 'admin: role admin (every permission), manager of the project',
   deactivated: 'a token issued before its user was deactivated',
 };
 
@@ -63,6 +63,40 @@ export const MATRIX: Row[] = [
     route: '/api/documents/:documentId/history',
     rule: 'policy: document',
     expected: [401, 200, 200, 200, 200, 401],
+  },
+  { method: 'GET', route: '/api/projects', rule: 'policy: project', expected: [401, 200, 200, 200, 200, 401] },
+  { method: 'POST', route: '/api/projects', rule: 'projects:manage', body: {}, expected: [...NOBODY_ELSE, 400, 401] },
+  {
+    method: 'GET',
+    route: '/api/projects/:projectId',
+    rule: 'policy: project',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'PATCH',
+    route: '/api/projects/:projectId',
+    rule: 'policy: project',
+    body: {},
+    expected: [...NOBODY_ELSE, 200, 401],
+  },
+  {
+    method: 'GET',
+    route: '/api/projects/:projectId/members',
+    rule: 'policy: project',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'PUT',
+    route: '/api/projects/:projectId/members/:userId',
+    rule: 'policy: project',
+    body: {},
+    expected: [401, 400, 400, 400, 400, 401],
+  },
+  {
+    method: 'DELETE',
+    route: '/api/projects/:projectId/members/:userId',
+    rule: 'policy: project',
+    expected: [...NOBODY_ELSE, 404, 401],
   },
   { method: 'GET', route: '/api/document-types', rule: 'authenticated', expected: [401, 200, 200, 200, 200, 401] },
   {
@@ -210,6 +244,7 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
   it.each(MATRIX.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
     const path = row.route
       .replace(':documentId', documentId)
+      .replace(':projectId', t.seed.projects[0].id)
       .replace(/:(userId|roleId|documentTypeId)/, () => randomUUID());
     const answers: Record<string, number> = {};
     for (const persona of PERSONAS) {

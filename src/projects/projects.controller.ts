@@ -1,0 +1,219 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
+import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { RequirePermission, UsesPolicy } from '../common/http/route-access.js';
+import { PaginationDto } from '../common/pagination/pagination.dto.js';
+import { uuidParam } from '../common/pipes/uuid.pipe.js';
+import { ListProjectsQueryDto } from './dto/list-projects-query.dto.js';
+import { CreateProjectDto, PutMemberDto, UpdateProjectDto } from './dto/project-input.dto.js';
+import {
+  ProjectDto,
+  ProjectListResponseDto,
+  ProjectMemberDto,
+  ProjectMemberListResponseDto,
+  ProjectMemberResponseDto,
+  ProjectResponseDto,
+} from './dto/project-response.dto.js';
+import { ProjectsService } from './projects.service.js';
+
+const NOT_FOUND = 'project_not_found: no such project, or the caller is neither a member nor holds projects:manage';
+const NOT_A_MANAGER = 'forbidden: a member who is not a manager of the project (and lacks projects:manage)';
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@UsesPolicy('project')
+@Controller('api/projects')
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: "List the caller's projects",
+    description:
+      "The projects the caller is a member of, each with the caller's role; for a user whose role grants " +
+      'projects:manage, every project (role null where they are not a member). By name, then id. ' +
+      'totalPages = ceil(total / limit); a page past the end answers 200 with an empty list and the true total. ' +
+      'Repeated or unknown query parameters are rejected with 400.',
+  })
+  @ApiOkResponse({ type: ProjectListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async list(
+    @Query() query: ListProjectsQueryDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ProjectListResponseDto> {
+    const { projects, total } = await this.projects.list(user, query.page, query.limit);
+    return {
+      projects: projects.map(({ project, role }) => ProjectDto.from(project, role)),
+      pagination: PaginationDto.of(query.page, query.limit, total, null),
+    };
+  }
+
+  @Post()
+  @RequirePermission('projects:manage')
+  @ApiOperation({
+    summary: 'Create a project',
+    description:
+      'For users whose role grants projects:manage. The creator becomes the manager of the new project. ' +
+      'Names need not be unique.',
+  })
+  @ApiCreatedResponse({
+    type: ProjectResponseDto,
+    headers: { Location: { description: 'URL of the new project', schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: no projects:manage permission' })
+  @ApiCommonErrors({ body: true })
+  async create(
+    @Body() body: CreateProjectDto,
+    @CurrentUser() user: AuthenticatedUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProjectResponseDto> {
+    const { project, role } = await this.projects.create(body, user);
+    void reply.header('location', `/api/projects/${project.id}`);
+    return { project: ProjectDto.from(project, role) };
+  }
+
+  @Get(':projectId')
+  @ApiOperation({
+    summary: 'Read a project',
+    description: "Visible to its members and to projects:manage; includes the caller's role.",
+  })
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: projectId is not a UUID' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
+  @ApiCommonErrors()
+  async get(
+    @Param('projectId', uuidParam('projectId')) projectId: string,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ProjectResponseDto> {
+    const { project, role } = await this.projects.get(projectId, user);
+    return { project: ProjectDto.from(project, role) };
+  }
+
+  @Patch(':projectId')
+  @ApiOperation({
+    summary: 'Change the name or description of a project',
+    description:
+      'Partial update by a manager of the project or projects:manage: fields left out keep their value; ' +
+      '{} changes nothing and answers the project.',
+  })
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: NOT_A_MANAGER })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
+  @ApiCommonErrors({ body: true })
+  async update(
+    @Param('projectId', uuidParam('projectId')) projectId: string,
+    @Body() body: UpdateProjectDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ProjectResponseDto> {
+    const { project, role } = await this.projects.update(projectId, body, user);
+    return { project: ProjectDto.from(project, role) };
+  }
+
+  @Get(':projectId/members')
+  @ApiOperation({
+    summary: 'List the members of a project',
+    description: 'Every member with their project role, by username. Visible to any member and to projects:manage.',
+  })
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectMemberListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: projectId is not a UUID' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
+  @ApiCommonErrors()
+  async members(
+    @Param('projectId', uuidParam('projectId')) projectId: string,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ProjectMemberListResponseDto> {
+    const members = await this.projects.members(projectId, user);
+    return { members: members.map((member) => ProjectMemberDto.from(member)) };
+  }
+
+  @Put(':projectId/members/:userId')
+  @ApiOperation({
+    summary: 'Add a member or change their role',
+    description:
+      'By a manager of the project or projects:manage. Adding a user notifies them (project.member_added); ' +
+      'giving a member the role they already have changes nothing. Demoting the last manager is refused ' +
+      '(409 last_manager): make another member a manager first.',
+  })
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiParam({ name: 'userId', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectMemberResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: NOT_A_MANAGER })
+  @ApiNotFoundResponse({
+    type: ErrorResponseDto,
+    description: `${NOT_FOUND}; user_not_found: no user has this userId`,
+  })
+  @ApiConflictResponse({
+    type: ErrorResponseDto,
+    description:
+      'last_manager: the user is the last manager and the new role is not manager; conflict: the same ' +
+      'user was added concurrently, retry',
+  })
+  @ApiCommonErrors({ body: true })
+  async putMember(
+    @Param('projectId', uuidParam('projectId')) projectId: string,
+    @Param('userId', uuidParam('userId')) userId: string,
+    @Body() body: PutMemberDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ProjectMemberResponseDto> {
+    const member = await this.projects.putMember(projectId, userId, body.role, user);
+    return { member: ProjectMemberDto.from(member) };
+  }
+
+  @Delete(':projectId/members/:userId')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Remove a member',
+    description:
+      'By a manager of the project or projects:manage; any member may also remove themselves (leave). ' +
+      'Removing the last manager is refused (409 last_manager).',
+  })
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiParam({ name: 'userId', format: 'uuid' })
+  @ApiNoContentResponse({ description: 'Removed' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: an id is not a UUID' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: NOT_A_MANAGER })
+  @ApiNotFoundResponse({
+    type: ErrorResponseDto,
+    description: `${NOT_FOUND}; member_not_found: the user is not a member of the project`,
+  })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'last_manager: the user is the last manager' })
+  @ApiCommonErrors()
+  async removeMember(
+    @Param('projectId', uuidParam('projectId')) projectId: string,
+    @Param('userId', uuidParam('userId')) userId: string,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<void> {
+    await this.projects.removeMember(projectId, userId, user);
+  }
+}
