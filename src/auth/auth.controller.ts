@@ -30,13 +30,16 @@ export class AuthController {
   @ApiOperation({
     summary: 'Exchange a username and password for a bearer token',
     description:
-      'Returns a signed JWT (HS256) and the user with their roles. Unknown usernames, wrong passwords and ' +
+      'Returns a signed JWT (see the bearer scheme) and the user with their roles. Unknown usernames, wrong passwords and ' +
       'inactive accounts all answer the same 401 invalid_credentials. Attempts are rate-limited per client ' +
       'address and per username (429 too_many_requests with Retry-After); a successful login clears the ' +
       "username's count.",
   })
-  @ApiOkResponse({ type: LoginResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
+  @ApiOkResponse({ type: LoginResponseDto, description: 'The bearer token, its lifetime and the user.' })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description: 'validation_failed, invalid_json or bad_request: the body or the request line is invalid',
+  })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'invalid_credentials' })
   @ApiCommonErrors({ body: true })
   login(@Body() body: LoginDto): Promise<LoginResponseDto> {
@@ -52,8 +55,9 @@ export class AuthController {
     description: "Bumps the user's token version: this token and every other one issued before stop working.",
   })
   @ApiNoContentResponse({ description: "All of the caller's tokens are revoked." })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
+  // No body is read, but one sent is parsed first (and refused as a request with a body would be).
+  @ApiCommonErrors({ body: true })
   async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {
     await this.auth.logout(user.id);
   }
