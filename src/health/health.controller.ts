@@ -11,7 +11,11 @@ const DATABASE_UP = {
   properties: {
     database: {
       type: 'object' as const,
-      properties: { status: { type: 'string' as const, enum: ['up'] } },
+      properties: {
+        status: { type: 'string' as const, enum: ['up'] },
+        responseTime: { type: 'number' as const, minimum: 0, description: 'Milliseconds the ping took' },
+        cachedResponse: { type: 'boolean' as const, description: 'True when a recent check was reused' },
+      },
       required: ['status'],
       additionalProperties: false,
     },
