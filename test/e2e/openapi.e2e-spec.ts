@@ -80,7 +80,7 @@ describe.each(databasesUnderTest())('the OpenAPI document on %s', (kind) => {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const json = response.content?.['application/json'];
         if (json?.schema?.$ref !== '#/components/schemas/ErrorResponseDto') continue;
-        const examples = Object.values(json.examples ?? {}) as { value: { error: string; details: string } }[];
+        const examples: { value: { error: string; details: string } }[] = Object.values(json.examples ?? {});
         expect(examples.length, `${name} ${status}`).toBeGreaterThan(0);
         for (const { value } of examples) {
           expect(ERROR_STATUS[value.error as keyof typeof ERROR_STATUS], `${name} ${status} ${value.error}`).toBe(
@@ -111,11 +111,9 @@ describe.each(databasesUnderTest())('the OpenAPI document on %s', (kind) => {
         expect(response.headers['X-Request-Id'], `${name} ${status}`).toEqual({
           $ref: '#/components/headers/X-Request-Id',
         });
-        if (status === '429' || status === '503') {
-          expect(response.headers['Retry-After'], `${name} ${status}`).toEqual({
-            $ref: '#/components/headers/Retry-After',
-          });
-        }
+        const retryAfter =
+          status === '429' || status === '503' ? { $ref: '#/components/headers/Retry-After' } : undefined;
+        expect(response.headers['Retry-After'], `${name} ${status}`).toEqual(retryAfter);
       }
     }
     const update = spec.paths['/api/documents/{documentId}'].put.responses;

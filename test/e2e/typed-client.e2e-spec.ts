@@ -36,8 +36,8 @@ describe.each(databasesUnderTest())('a typed client generated from /docs-json on
   });
 
   it('compiles under strict flags and exercises every operation and its documented errors', async () => {
-    const document = (await (await fetch(`${t.url}/docs-json`)).json()) as Record<string, unknown>;
-    writeFileSync(join(dir, 'openapi.generated.ts'), astToString(await openapiTS(document as never)));
+    const spec = (await (await fetch(`${t.url}/docs-json`)).json()) as Record<string, unknown>;
+    writeFileSync(join(dir, 'openapi.generated.ts'), astToString(await openapiTS(spec as never)));
     writeFileSync(join(dir, 'calls.ts'), TYPED_CLIENT_CALLS);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
     symlinkSync(resolve('node_modules'), join(dir, 'node_modules'), 'dir');

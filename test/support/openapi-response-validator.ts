@@ -59,7 +59,7 @@ export class OpenApiResponseValidator {
       for (const [method, operation] of Object.entries(item)) {
         if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
         const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-        this.operations.push({ method: method.toUpperCase(), path, pattern, operation: operation as Json });
+        this.operations.push({ method: method.toUpperCase(), path, pattern, operation });
       }
     }
   }
@@ -104,7 +104,8 @@ export class OpenApiResponseValidator {
         continue;
       }
       const schema = spec.schema as Json | undefined;
-      const typed = schema?.type === 'integer' && /^-?\d+$/.test(String(value)) ? Number(value) : value;
+      const typed =
+        schema?.type === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
       if (schema) problems.push(...this.validateSchema(schema, typed, `header ${name}`));
     }
 
@@ -123,7 +124,8 @@ export class OpenApiResponseValidator {
     const ref = value.$ref;
     if (typeof ref !== 'string') return value;
     const [, , kind, name] = ref.split('/');
-    return ((this.document.components as Record<string, Record<string, Json>>)[kind!] ?? {})[name!] ?? {};
+    const components = this.document.components as Record<string, Record<string, Json> | undefined>;
+    return components[kind ?? '']?.[name ?? ''] ?? {};
   }
 
   private validate(ref: string, value: unknown, where: string): string[] {
@@ -181,7 +183,7 @@ export function checkResponsesAgainstOpenApi(
           request.method,
           request.routeOptions.url,
           reply.statusCode,
-          reply.getHeaders() as Json,
+          reply.getHeaders(),
           body,
         );
         if (problems.length) {

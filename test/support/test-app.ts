@@ -49,7 +49,7 @@ async function startApp(
   await configureApp(app, config.http);
   // Every response is checked against the app's own /docs-json (mismatches fail the test: see
   // openapi-response-check.setup.ts); the document is read once the app is up.
-  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   let validator: OpenApiResponseValidator | undefined;
   checkResponsesAgainstOpenApi(fastify, () => validator);
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -70,7 +70,7 @@ const headerRef = (name: ResponseHeaderName) => ({ $ref: `#/components/headers/$
  */
 function tightenDocument(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
-  components.headers = { ...(components.headers ?? {}), ...structuredClone(RESPONSE_HEADERS) } as never;
+  components.headers = { ...components.headers, ...structuredClone(RESPONSE_HEADERS) } as never;
   const schemas = (components.schemas ?? {}) as Record<string, Json>;
   const usedTags = new Set<string>();
 
