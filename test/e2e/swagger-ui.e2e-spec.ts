@@ -18,6 +18,9 @@ const HOST = 'docs.test';
  * operation with its pre-filled values (only the document id, printed by `npm run demo`, typed in).
  * The app is seeded with the development password the login example shows.
  */
+// A browser on a 2-core machine shared with the rest of the suite: allow it time (no assertion is on time).
+const BROWSER_TIMEOUT_MS = 180_000;
+
 describe.each(databasesUnderTest())('Swagger UI at /docs in a browser, on %s', (kind) => {
   let t: TestApp;
   let browser: BrowserContext;
@@ -48,7 +51,8 @@ describe.each(databasesUnderTest())('Swagger UI at /docs in a browser, on %s', (
       ],
     });
     page = await browser.newPage();
-  });
+    page.setDefaultTimeout(60_000);
+  }, BROWSER_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -81,49 +85,57 @@ describe.each(databasesUnderTest())('Swagger UI at /docs in a browser, on %s', (
     return { status: shown, body };
   }
 
-  it('renders over plain HTTP through a non-loopback host name', async () => {
-    const response = await page.goto(`${base}/docs`);
-    expect(response?.status()).toBe(200);
-    expect(response?.headers()['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
-    // The operations appear only once the Swagger UI script and styles have loaded and run.
-    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
-    expect(await page.locator('.opblock').count()).toBeGreaterThanOrEqual(7);
-    expect(await page.locator('.info .title').textContent()).toMatch(/Document Management Service/);
-  });
+  it(
+    'renders over plain HTTP through a non-loopback host name',
+    async () => {
+      const response = await page.goto(`${base}/docs`);
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
+      // The operations appear only once the Swagger UI script and styles have loaded and run.
+      await page.locator('.opblock').first().waitFor();
+      expect(await page.locator('.opblock').count()).toBeGreaterThanOrEqual(7);
+      expect(await page.locator('.info .title').textContent()).toMatch(/Document Management Service/);
+    },
+    BROWSER_TIMEOUT_MS,
+  );
 
-  it('logs in through "Try it out", authorizes and executes every operation with its pre-filled values', async () => {
-    if (!page.url().endsWith('/docs')) await page.goto(`${base}/docs`);
-    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+  it(
+    'logs in through "Try it out", authorizes and executes every operation with its pre-filled values',
+    async () => {
+      if (!page.url().endsWith('/docs')) await page.goto(`${base}/docs`);
+      await page.locator('.opblock').first().waitFor();
 
-    const login = await execute('auth_login');
-    expect(login.status).toBe(200);
-    const token = (JSON.parse(login.body) as { token: string }).token;
+      const login = await execute('auth_login');
+      expect(login.status).toBe(200);
+      const token = (JSON.parse(login.body) as { token: string }).token;
 
-    await page.locator('.auth-wrapper .authorize').click();
-    await page.locator('.modal-ux input').first().fill(token);
-    await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
-    await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
+      await page.locator('.auth-wrapper .authorize').click();
+      await page.locator('.modal-ux input').first().fill(token);
+      await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+      await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
 
-    const alice = t.user('alice');
-    const documentId = t.seed.documents.find((document) => document.uploadedBy === alice.id)!.id;
-    const results: Record<string, number> = {};
-    for (const [operationId, fill] of [
-      ['health_live', {}],
-      ['health_ready', {}],
-      ['notifications_list', {}],
-      ['documents_update', { documentId }],
-      ['documents_history', { documentId }],
-      ['auth_logout', {}], // last: it revokes the token
-    ] as const) {
-      results[operationId] = (await execute(operationId, fill)).status;
-    }
-    expect(results).toEqual({
-      health_live: 200,
-      health_ready: 200,
-      notifications_list: 200,
-      documents_update: 200,
-      documents_history: 200,
-      auth_logout: 204,
-    });
-  });
+      const alice = t.user('alice');
+      const documentId = t.seed.documents.find((document) => document.uploadedBy === alice.id)!.id;
+      const results: Record<string, number> = {};
+      for (const [operationId, fill] of [
+        ['health_live', {}],
+        ['health_ready', {}],
+        ['notifications_list', {}],
+        ['documents_update', { documentId }],
+        ['documents_history', { documentId }],
+        ['auth_logout', {}], // last: it revokes the token
+      ] as const) {
+        results[operationId] = (await execute(operationId, fill)).status;
+      }
+      expect(results).toEqual({
+        health_live: 200,
+        health_ready: 200,
+        notifications_list: 200,
+        documents_update: 200,
+        documents_history: 200,
+        auth_logout: 204,
+      });
+    },
+    BROWSER_TIMEOUT_MS,
+  );
 });

@@ -95,5 +95,6 @@ describe.each(databasesUnderTest())('a typed client generated from /docs-json on
       { step: 'logout', status: 204 },
       { step: 'logout with a revoked token', status: 401, error: 'unauthorized' },
     ]);
-  });
+    // Generating, compiling (one tsc run) and calling take a while on a loaded 2-core machine.
+  }, 120_000);
 });
