@@ -33,6 +33,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/**/*.e2e-spec.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          // Fails a test whose responses do not match the OpenAPI document (test/support/openapi-response-validator.ts).
+          setupFiles: ['test/support/openapi-response-check.setup.ts'],
           environment: 'node',
           // better-sqlite3 is a native addon and each suite owns a database: one process per file.
           pool: 'forks',

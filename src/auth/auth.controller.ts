@@ -35,13 +35,19 @@ export class AuthController {
   @ApiOperation({
     summary: 'Exchange a username and password for a bearer token',
     description:
-      'Returns a signed JWT (HS256) and the user with their roles. Unknown usernames, wrong passwords and ' +
+      'Returns a signed JWT (see the bearer scheme) and the user with their roles. Unknown usernames, wrong passwords and ' +
       'inactive accounts all answer the same 401 invalid_credentials. Attempts are rate-limited per client ' +
       'address and per username (429 too_many_requests with Retry-After); a successful login clears the ' +
       "username's count. Every attempt is recorded in the audit trail.",
   })
-  @ApiOkResponse({ type: LoginResponseDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed or invalid_json', ['validation_failed', 'invalid_json']))
+  @ApiOkResponse({ type: LoginResponseDto, description: 'The bearer token, its lifetime and the user.' })
+  @ApiBadRequestResponse(
+    errorExamples('validation_failed, invalid_json or bad_request: the body or the request line is invalid', [
+      'validation_failed',
+      'invalid_json',
+      'bad_request',
+    ]),
+  )
   @ApiUnauthorizedResponse(errorExamples('invalid_credentials', ['invalid_credentials']))
   @ApiCommonErrors({ body: true })
   login(@Body() body: LoginDto, @RequestAudit() context: AuditContext): Promise<LoginResponseDto> {
@@ -58,7 +64,8 @@ export class AuthController {
   })
   @ApiNoContentResponse({ description: "All of the caller's tokens are revoked." })
   @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors()
+  // No body is read, but one sent is parsed first (and refused as a request with a body would be).
+  @ApiCommonErrors({ body: true })
   async logout(@CurrentUser() user: AuthenticatedUser, @RequestAudit() context: AuditContext): Promise<void> {
     await this.auth.logout(user.id, context);
   }

@@ -41,18 +41,27 @@ export class DocumentsController {
       'here. Allowed for the uploader and for roles whose permissions include documents: ["update"]. ' +
       'Send If-Match with the ETag of the version you edited to be told (412) when someone changed it first.',
   })
-  @ApiParam({ name: 'documentId', format: 'uuid' })
+  @ApiParam({
+    name: 'documentId',
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+    description: 'Id of a document; `npm run demo` prints one for each demo user.',
+  })
   @ApiHeader({
     name: 'If-Match',
     required: false,
     description: 'ETag from a previous response; the update applies only if the document still has it.',
+    schema: { type: 'string', maxLength: 16_384 },
   })
   @ApiOkResponse({
     type: DocumentResponseDto,
+    description: 'The document as it is now, with its ETag.',
     headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description: 'validation_failed, invalid_json or bad_request: the body, the id or the request line is invalid',
+  })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
   @ApiForbiddenResponse({
     type: ErrorResponseDto,
     description: 'forbidden: not the uploader and no documents:update permission',
@@ -83,10 +92,13 @@ export class DocumentsController {
     summary: 'List the recorded changes of a document',
     description: 'Newest first, at most 500 entries. Visible to the users who may update the document.',
   })
-  @ApiParam({ name: 'documentId', format: 'uuid' })
-  @ApiOkResponse({ type: DocumentHistoryResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiParam({
+    name: 'documentId',
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+    description: 'Id of a document; `npm run demo` prints one for each demo user.',
+  })
+  @ApiOkResponse({ type: DocumentHistoryResponseDto, description: 'The recorded changes, newest first.' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
   @ApiCommonErrors()

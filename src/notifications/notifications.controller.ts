@@ -36,9 +36,9 @@ export class NotificationsController {
       'pagination.nextCursor with the cursor parameter (keyset pagination: the same cost at any depth) ' +
       'instead of raising page.',
   })
-  @ApiOkResponse({ type: NotificationListResponseDto })
+  @ApiOkResponse({ type: NotificationListResponseDto, description: 'One page of notifications and where it is.' })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
   @ApiCommonErrors()
   async list(
     @Query() query: ListNotificationsQueryDto,

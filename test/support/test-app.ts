@@ -10,6 +10,7 @@ import { createNestLogger } from '../../src/common/http/logger.js';
 import { buildConfiguration, CONFIG_NAMESPACES, type Configuration } from '../../src/config/configuration.js';
 import { seedDemoData, type SeedSummary } from '../../src/seed/demo-seed.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+import { checkResponsesAgainstOpenApi, OpenApiResponseValidator } from './openapi-response-validator.js';
 
 export const TEST_PASSWORD = 'Test-Password-For-E2E-1!';
 
@@ -46,7 +47,14 @@ async function startApp(
     logger: createNestLogger(adapter.getInstance<FastifyInstance>()),
   });
   await configureApp(app, config.http);
+  // Every response is checked against the app's own /docs-json (mismatches fail the test: see
+  // openapi-response-check.setup.ts); the document is read once the app is up.
+  const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
+  let validator: OpenApiResponseValidator | undefined;
+  checkResponsesAgainstOpenApi(fastify, () => validator);
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const documentResponse = await fastify.inject({ method: 'GET', url: '/docs-json' });
+  validator = new OpenApiResponseValidator(documentResponse.json());
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${address.port}`, config };
 }
@@ -70,7 +78,9 @@ export async function createTestApp(
     ...extraEnv,
   };
   let started = await startApp(env);
-  const seed = await seedDemoData(started.app.get(DataSource), TEST_PASSWORD);
+  // SEED_PASSWORD (e.g. the development default the Swagger examples use) replaces the test password.
+  const seedPassword = extraEnv.SEED_PASSWORD ?? TEST_PASSWORD;
+  const seed = await seedDemoData(started.app.get(DataSource), seedPassword);
 
   const testApp: TestApp = {
     kind,
@@ -94,7 +104,7 @@ export async function createTestApp(
       if (!user) throw new Error(`No seeded user ${username}`);
       return user;
     },
-    async login(username, password = TEST_PASSWORD) {
+    async login(username, password = seedPassword) {
       const response = await fetch(`${started.url}/api/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

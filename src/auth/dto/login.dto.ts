@@ -7,7 +7,7 @@ export class LoginDto {
     example: 'alice',
     minLength: 1,
     maxLength: 255,
-    description: 'At most 255 characters (Unicode code points).',
+    description: 'At most 255 characters (Unicode code points), no control characters.',
   })
   @NoControlCharacters()
   @TextLength(1, 255)

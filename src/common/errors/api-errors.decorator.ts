@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import {
+  ApiBadRequestResponse,
   ApiInternalServerErrorResponse,
   ApiPayloadTooLargeResponse,
   ApiRequestTimeoutResponse,
@@ -8,16 +9,30 @@ import {
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from './error-response.dto.js';
 
-/** The error answers every operation can give, plus the body-parsing ones for operations with a body. */
+/**
+ * The error answers every operation can give (a malformed URL or query is a 400 anywhere, a
+ * failure a 500, an unreachable database or a missed deadline a 503), plus the body-parsing ones
+ * for operations that take a body. Put it last (lowest) on the handler: an operation's own
+ * @Api...Response for the same status, written above it, replaces the default here.
+ * Each error response lists, as examples, the codes its description names (see openapi.ts).
+ */
 export function ApiCommonErrors(options: { body?: boolean } = {}) {
   const decorators = [
+    ApiBadRequestResponse({
+      type: ErrorResponseDto,
+      description: options.body
+        ? 'validation_failed, invalid_json or bad_request: the body, a parameter or the request line is invalid'
+        : 'validation_failed or bad_request: a parameter or the request line is invalid',
+    }),
     ApiInternalServerErrorResponse({
       type: ErrorResponseDto,
       description: 'internal_error (details never include internals)',
     }),
     ApiServiceUnavailableResponse({
       type: ErrorResponseDto,
-      description: 'service_unavailable: the database is unreachable; retry after the Retry-After seconds',
+      description:
+        'service_unavailable: the database is unreachable or the answer missed the request deadline; ' +
+        'retry after the Retry-After seconds',
     }),
   ];
   if (options.body) {

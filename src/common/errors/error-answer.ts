@@ -25,7 +25,19 @@ export function errorAnswer(error: ApiError): ErrorAnswer {
   if ((error.status === 429 || error.status === 503) && headers['retry-after'] === undefined) {
     headers['retry-after'] = String(DEFAULT_RETRY_AFTER_SECONDS);
   }
-  return { status: error.status, headers, body: { error: error.code, details: error.details } };
+  return { status: error.status, headers, body: { error: error.code, details: boundedDetails(error.details) } };
+}
+
+/** The longest details sentence sent (UTF-16 units, so also at most that many code points); documented. */
+export const MAX_DETAILS_LENGTH = 2000;
+
+/** Details can echo client input (e.g. every unknown key of a 1 MiB body): cut them, never mid-character. */
+function boundedDetails(details: string): string {
+  if (details.length <= MAX_DETAILS_LENGTH) return details;
+  let cut = MAX_DETAILS_LENGTH - 1;
+  const last = details.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return `${details.slice(0, cut)}…`;
 }
 
 /*

@@ -2,23 +2,40 @@ import type { ApiResponseOptions } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
 import { ErrorResponseDto } from './error-response.dto.js';
 
-/** A realistic `details` per error code, shown as the Swagger example of each documented error. */
-const EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
-  validation_failed: 'email must be an e-mail address such as jane@example.com',
-  invalid_json: 'The body is not valid JSON.',
+/**
+ * One realistic `details` sentence per error code, shown as that code's example in the OpenAPI
+ * document (each error response lists the examples of its own codes). Partial so that a branch
+ * adding a code still compiles; the OpenAPI e2e suite fails until the code has its example here.
+ */
+export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
+  validation_failed: 'title must be shorter than or equal to 255 characters (Unicode code points)',
+  invalid_json: 'The request body is not valid JSON.',
+  bad_request: 'The request is not valid HTTP.',
   weak_password:
     'The password is too easy to guess (strength 1 of 4, at least 3 needed). This is similar to a commonly used password. Add more words that are less common.',
   invalid_credentials: 'The username or password is incorrect, or the account is inactive.',
-  unauthorized: 'The token has been revoked; log in again.',
-  forbidden: 'This operation needs the users:manage permission.',
+  unauthorized: 'The token has expired; log in again.',
+  forbidden: 'Only the uploader of this document or a user whose role grants documents:update may change it.',
+  document_not_found: 'No document has the id 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f.',
   user_not_found: 'No user has the id 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed.',
   role_not_found: 'No role has the id 6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b.',
   document_type_not_found: 'No document type has the id 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.',
-  conflict: 'A user with this email already exists.',
+  project_not_found: 'No project has the id 2c4e6a8b-1d3f-4a5b-9c7d-8e0f1a2b3c4d.',
+  member_not_found: 'The user 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed is not a member of this project.',
+  route_not_found: 'No such route; see /docs for the operations this service offers.',
+  request_timeout: 'The request was not received in time; send it again.',
+  conflict: 'A user with this username already exists.',
   last_admin: 'This change would leave no active user holding users:manage.',
   role_in_use: 'The role editor is held by 3 user(s); take it from them first.',
   document_type_in_use: 'The document type Contract is used by 12 document(s).',
-  too_many_requests: 'Too many login attempts; retry after 300 seconds.',
+  last_manager: 'A project keeps at least one manager; make another member manager first.',
+  precondition_failed: 'If-Match does not match the document\'s current ETag "v7"; fetch it again and retry.',
+  payload_too_large: 'The request body is larger than this service accepts.',
+  unsupported_media_type: 'Send the request body as JSON with Content-Type: application/json.',
+  too_many_requests: 'Too many login attempts; retry after 42 seconds.',
+  headers_too_large: 'The request line or headers are too large.',
+  internal_error: 'An unexpected error occurred; it has been logged.',
+  service_unavailable: 'The database is temporarily unavailable; retry shortly.',
 };
 
 /**
@@ -35,7 +52,7 @@ export function errorExamples(description: string, codes: ErrorCode[]): ApiRespo
         code,
         {
           summary: `${ERROR_STATUS[code]} ${code}`,
-          value: { error: code, details: EXAMPLE_DETAILS[code] ?? 'See the description.' },
+          value: { error: code, details: ERROR_EXAMPLE_DETAILS[code] ?? 'See the description.' },
         },
       ]),
     ),

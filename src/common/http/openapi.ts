@@ -1,20 +1,150 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { ERROR_STATUS } from '../errors/error-codes.js';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
+import { ERROR_EXAMPLE_DETAILS } from '../errors/error-examples.js';
+import { DOCUMENTED_ERROR_CODES } from '../errors/error-response.dto.js';
 
 /** Builds the OpenAPI document from the controllers and DTOs and serves it at /docs (UI), /docs-json, /docs-yaml. */
 export function setupOpenApi(app: NestFastifyApplication): void {
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    // "Try it out" with pre-filled values must work as shown: keep the token across reloads and
+    // show the request duration; examples stay illustrations (see the query DTOs: no example values).
+    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
+  });
+}
+
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, buildOpenApiConfig(), {
     operationIdFactory: (controllerKey, methodKey) =>
       `${controllerKey.replace(/Controller$/, '').replace(/^./, (c) => c.toLowerCase())}_${methodKey}`,
   });
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+  return tightenDocument(document);
+}
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  auth: 'Log in for a bearer token; log out to revoke every token of the caller.',
+  documents: 'Document metadata and its change history.',
+  notifications: "The caller's own notifications.",
+  health: 'Liveness and readiness probes for orchestrators; public.',
+};
+
+/** Response headers every operation may name by reference (components.headers). */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description:
+      "Identifies the request in the service's logs: the client's own X-Request-Id when it is 1-128 characters " +
+      'of A-Z a-z 0-9 . _ : -, otherwise a new UUID. Sent with every response.',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  'Retry-After': {
+    description: 'Whole seconds to wait before retrying. Sent with every 429 and 503.',
+    required: true,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+  },
+  ETag: {
+    description: 'Version of the returned document, to send back as If-Match.',
+    required: true,
+    schema: { type: 'string', maxLength: 24, pattern: '^"v[0-9]{1,20}"$' },
+  },
+  Location: {
+    description: 'URL of the resource the request created.',
+    required: true,
+    schema: { type: 'string', format: 'uri-reference', maxLength: 2048 },
+  },
+} as const;
+
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+
+const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No Content' };
+
+type Json = Record<string, unknown>;
+const headerRef = (name: ResponseHeaderName) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * What the decorators cannot say once for every operation: the headers every response carries,
+ * one example per error code on each error response, request bodies closed to unknown fields,
+ * tags, servers. Runs on the generated document, so endpoints added later get the same treatment.
+ */
+function tightenDocument(document: OpenAPIObject): OpenAPIObject {
+  const components = (document.components ??= {});
+  components.headers = { ...components.headers, ...structuredClone(RESPONSE_HEADERS) } as never;
+  const schemas = (components.schemas ?? {}) as Record<string, Json>;
+  const usedTags = new Set<string>();
+
+  for (const pathItem of Object.values(document.paths) as Record<string, Json>[]) {
+    for (const operation of Object.values(pathItem)) {
+      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      for (const tag of (operation.tags as string[] | undefined) ?? []) usedTags.add(tag);
+
+      // The global pipe refuses unknown fields with 400: say so, so that clients refuse them first.
+      const bodySchema = jsonSchemaOf(operation.requestBody as Json | undefined);
+      const bodyRef = typeof bodySchema?.$ref === 'string' ? bodySchema.$ref.split('/').pop()! : undefined;
+      if (bodyRef && schemas[bodyRef]) schemas[bodyRef].additionalProperties = false;
+
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        if (!response.description) response.description = STATUS_TEXT[status] ?? 'Success';
+        const headers = (response.headers ?? {}) as Record<string, unknown>;
+        const named = (name: ResponseHeaderName) =>
+          Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
+        for (const name of Object.keys(RESPONSE_HEADERS) as ResponseHeaderName[]) {
+          if (headers[named(name)] !== undefined) headers[named(name)] = headerRef(name);
+        }
+        headers['X-Request-Id'] = headerRef('X-Request-Id');
+        if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
+        response.headers = headers;
+
+        const schema = jsonSchemaOf(response);
+        if (schema?.$ref === '#/components/schemas/ErrorResponseDto') {
+          const content = (response.content as Record<string, Json>)['application/json'];
+          content.examples = errorExamples(Number(status), String(response.description));
+        }
+      }
+    }
+  }
+
+  // A header component nothing refers to yet (e.g. Location before any operation creates) is left out.
+  const text = JSON.stringify(document.paths);
+  for (const name of Object.keys(RESPONSE_HEADERS)) {
+    if (!text.includes(`"#/components/headers/${name}"`)) delete (components.headers as Record<string, unknown>)[name];
+  }
+  document.tags = [...usedTags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
+  document.servers = [
+    {
+      url: '/',
+      description:
+        'This service, at the origin the document was loaded from (local, staging or production deployment).',
+      'x-internal': false,
+    } as never,
+  ];
+  return document;
+}
+
+function jsonSchemaOf(holder: Json | undefined): Json | undefined {
+  const content = holder?.content as Record<string, Json> | undefined;
+  return content?.['application/json']?.schema as Json | undefined;
+}
+
+/**
+ * The examples of one error response: the codes of that status the description names (all the
+ * codes of the status when it names none), each with its own realistic details.
+ */
+function errorExamples(status: number, description: string): Record<string, { summary: string; value: Json }> {
+  const ofStatus = DOCUMENTED_ERROR_CODES.filter((code) => ERROR_STATUS[code] === status);
+  const named = ofStatus.filter((code) => new RegExp(`\\b${code}\\b`).test(description));
+  const codes: ErrorCode[] = named.length ? named : ofStatus;
+  return Object.fromEntries(
+    codes.map((code) => [
+      code,
+      { summary: code, value: { error: code, details: ERROR_EXAMPLE_DETAILS[code] ?? `${code} (no example yet)` } },
+    ]),
+  );
 }
 
 function buildOpenApiConfig() {
-  const codes = Object.entries(ERROR_STATUS)
-    .map(([code, status]) => `| ${status} | \`${code}\` |`)
-    .join('\n');
+  const codes = DOCUMENTED_ERROR_CODES.map((code) => `| ${ERROR_STATUS[code]} | \`${code}\` |`).join('\n');
   return new DocumentBuilder()
     .setTitle('Document Management Service')
     .setVersion('0.1.0')
@@ -22,13 +152,16 @@ function buildOpenApiConfig() {
       [
         "Login, document metadata updates and the caller's notifications.",
         '',
-        '**Authentication.** POST /api/auth/login returns an HS256 JWT (default lifetime 1 hour, JWT_EXPIRES_IN). ' +
+        '**Authentication.** POST /api/auth/login returns a signed JWT (default lifetime 1 hour, JWT_EXPIRES_IN): ' +
+          'HS256 with JWT_SECRET, or RS256/ES256 when JWT_PRIVATE_KEY and JWT_PUBLIC_KEY are set. ' +
           'Send it as `Authorization: Bearer <token>`. Tokens are revoked by POST /api/auth/logout, by a password ' +
           'change and by deactivating the user.',
         '',
         '**Permissions.** Any authenticated user lists their own notifications only. A document can be updated by ' +
           'its uploader and by users holding a role whose permissions include `"documents": ["update"]` ' +
           '(the seeded `admin` role).',
+        '',
+        '**Headers.** Every response carries `X-Request-Id`; every 429 and 503 carries `Retry-After` (seconds).',
         '',
         '**Errors.** Every error is `{ "error": "<code>", "details": "<sentence>" }` with one of these codes:',
         '',
@@ -37,6 +170,13 @@ function buildOpenApiConfig() {
         codes,
       ].join('\n'),
     )
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'A token from POST /api/auth/login. Handled as RFC8725 (JWT best current practices) asks: one pinned ' +
+        'algorithm, issuer, audience and expiry always checked.',
+    })
     .build();
 }

@@ -1,25 +1,42 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { DocumentHistory } from '../entities/document-history.entity.js';
 
+const HISTORY_CHANGE_SCHEMA = {
+  type: 'object' as const,
+  properties: { from: { description: 'Value before the change' }, to: { description: 'Value after the change' } },
+  required: ['from', 'to'],
+  additionalProperties: false,
+};
+
 export class DocumentHistoryEntryDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', maxLength: 36 })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', maxLength: 36 })
   documentId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'User who made the change' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, description: 'User who made the change' })
   changedBy: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', maxLength: 30 })
   changedAt: string;
 
-  @ApiProperty({ type: 'integer', description: 'Row version (ETag value) the change produced' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: 'Row version (ETag value) the change produced',
+  })
   rowVersion: number;
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'object', properties: { from: {}, to: {} } },
+    // The fields a metadata update can change; each holds its old and new value.
+    properties: Object.fromEntries(
+      ['title', 'description', 'tags', 'metadata'].map((field) => [field, HISTORY_CHANGE_SCHEMA]),
+    ),
+    additionalProperties: false,
     example: { title: { from: 'Draft contract', to: 'Q3 supplier contract' } },
     description: 'Changed fields only, each with its old and new value.',
   })
@@ -38,6 +55,6 @@ export class DocumentHistoryEntryDto {
 }
 
 export class DocumentHistoryResponseDto {
-  @ApiProperty({ type: [DocumentHistoryEntryDto], description: 'Newest first' })
+  @ApiProperty({ type: [DocumentHistoryEntryDto], maxItems: 500, description: 'Newest first, at most 500' })
   history: DocumentHistoryEntryDto[];
 }

@@ -1,33 +1,48 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DOCUMENT_LIMITS } from './update-document.dto.js';
 import { DOCUMENT_STATUSES, type Document } from '../entities/document.entity.js';
 
 export class DocumentDto {
-  @ApiProperty({ format: 'uuid', example: '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f' })
   id: string;
 
-  @ApiProperty({ format: 'uuid', description: 'Project the document belongs to' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, description: 'Project the document belongs to' })
   projectId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'Type of the document' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, description: 'Type of the document' })
   documentTypeId: string;
 
-  @ApiProperty({ example: 'Q3 supplier contract' })
+  @ApiProperty({ minLength: 1, maxLength: DOCUMENT_LIMITS.titleMax, example: 'Q3 supplier contract' })
   title: string;
 
-  @ApiProperty({ example: 'Signed copy.', description: 'Empty string when there is no description.' })
+  @ApiProperty({
+    maxLength: DOCUMENT_LIMITS.descriptionMax,
+    example: 'Signed copy.',
+    description: 'Empty string when there is no description.',
+  })
   description: string;
 
-  @ApiProperty({ example: 'contract-q3.pdf' })
+  @ApiProperty({ maxLength: 255, example: 'contract-q3.pdf' })
   fileName: string;
 
-  @ApiProperty({ type: 'integer', example: 482133, description: 'Bytes' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    example: 482133,
+    description: 'Bytes',
+  })
   fileSize: number;
 
-  @ApiProperty({ example: 'application/pdf' })
+  @ApiProperty({ maxLength: 127, example: 'application/pdf' })
   mimeType: string;
 
   @ApiProperty({
     type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: 2_147_483_647,
     example: 1,
     description: "Version number of the document's file (not changed by metadata updates)",
   })
@@ -36,19 +51,29 @@ export class DocumentDto {
   @ApiProperty({ enum: DOCUMENT_STATUSES, example: 'draft', description: 'Not changeable through PUT.' })
   status: string;
 
-  @ApiProperty({ type: [String], example: ['contract', 'legal'] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: DOCUMENT_LIMITS.tagMax },
+    maxItems: DOCUMENT_LIMITS.tagsMax,
+    example: ['contract', 'legal'],
+  })
   tags: string[];
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { department: 'legal' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { department: 'legal' },
+    description: 'Free-form JSON object: at most 16 KiB as JSON, 8 levels deep.',
+  })
   metadata: Record<string, unknown>;
 
-  @ApiProperty({ format: 'uuid', description: 'Id of the uploading user' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, description: 'Id of the uploading user' })
   uploadedBy: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-09-01T08:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-09-01T08:00:00.000Z' })
   createdAt: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-10-02T14:12:09.123Z' })
+  @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-10-02T14:12:09.123Z' })
   updatedAt: string;
 
   static from(document: Document): DocumentDto {

@@ -31,6 +31,7 @@ export class UpdateDocumentDto {
   @ApiPropertyOptional({
     minLength: 1,
     maxLength: DOCUMENT_LIMITS.titleMax,
+    pattern: '\\S',
     example: 'Q3 supplier contract',
     description: '1-255 characters (Unicode code points), not blank.',
   })
@@ -55,7 +56,8 @@ export class UpdateDocumentDto {
   readonly description?: string;
 
   @ApiPropertyOptional({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: DOCUMENT_LIMITS.tagMax, pattern: '\\S' },
     maxItems: DOCUMENT_LIMITS.tagsMax,
     example: ['contract', 'legal'],
     description:

@@ -36,7 +36,7 @@ export class ListNotificationsQueryDto {
   @IsBoolean({ message: 'unreadOnly must be true or false' })
   readonly unreadOnly?: boolean;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Transform(toInteger)
   @Min(1)
@@ -45,7 +45,13 @@ export class ListNotificationsQueryDto {
   // No initializer: a cursor request must be able to tell that page was left out (default applied in the service).
   readonly page?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+  })
   @IsOptional()
   @Transform(toInteger)
   @Min(1)
@@ -58,7 +64,9 @@ export class ListNotificationsQueryDto {
       'Opaque position returned as pagination.nextCursor. With a cursor the list continues right after ' +
       'that item (keyset pagination: as fast at any depth); page must then be left out. Filters must ' +
       'stay the same as in the request that returned the cursor.',
-    example: 'MTc2MzgwMDAwMDAwMC4xYjlkNmJjZC1iYmZkLTRiMmQtOWI1ZC1hYjhkZmJiZDRiZWQ',
+    // No example: Swagger UI would pre-fill it next to page's default and "Try it out" would answer 400.
+    maxLength: 200,
+    pattern: '^[A-Za-z0-9_-]{1,200}$',
   })
   @IsOptional()
   @IsString({ message: 'cursor must be given once, as a string' })

@@ -3,16 +3,20 @@ import { PaginationDto } from '../../common/pagination/pagination.dto.js';
 import { NOTIFICATION_STATUSES, NOTIFICATION_TYPES, type Notification } from '../entities/notification.entity.js';
 
 export class NotificationDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', maxLength: 36 })
   id: string;
 
-  @ApiProperty({ format: 'uuid', description: 'Recipient (always the caller)' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, description: 'Recipient (always the caller)' })
   userId: string;
 
-  @ApiProperty({ example: 'Document approved' })
+  @ApiProperty({ maxLength: 255, example: 'Document approved' })
   subject: string;
 
-  @ApiProperty({ example: 'Your document "Q3 supplier contract" was approved.' })
+  @ApiProperty({
+    maxLength: 65_535,
+    example: 'Your document "Q3 supplier contract" was approved.',
+    description: 'Stored as TEXT (at most 65,535 bytes on MySQL).',
+  })
   message: string;
 
   @ApiProperty({ enum: NOTIFICATION_TYPES, example: 'email' })
@@ -24,13 +28,14 @@ export class NotificationDto {
   @ApiProperty({
     type: 'string',
     format: 'date-time',
+    maxLength: 30,
     nullable: true,
     example: '2026-10-02T14:12:09.123Z',
     description: 'When the notification was read; null while unread.',
   })
   readAt: string | null;
 
-  @ApiProperty({ format: 'date-time', example: '2026-10-02T14:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-10-02T14:00:00.000Z' })
   createdAt: string;
 
   static from(notification: Notification): NotificationDto {
@@ -48,7 +53,11 @@ export class NotificationDto {
 }
 
 export class NotificationListResponseDto {
-  @ApiProperty({ type: [NotificationDto], description: 'Newest first (createdAt, then id, descending)' })
+  @ApiProperty({
+    type: [NotificationDto],
+    maxItems: 100,
+    description: 'Newest first (createdAt, then id, descending); at most limit items',
+  })
   notifications: NotificationDto[];
 
   @ApiProperty({ type: PaginationDto })

@@ -1,13 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PERMISSION_CATALOGUE } from '../../common/authz/permission-catalogue.js';
 import { PaginationDto } from '../../common/pagination/pagination.dto.js';
 import type { Role } from '../entities/role.entity.js';
 import type { User } from '../entities/user.entity.js';
 
 export class RoleResponseDto {
-  @ApiProperty({ format: 'uuid', example: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b' })
   id: string;
 
-  @ApiProperty({ example: 'admin' })
+  @ApiProperty({ minLength: 1, maxLength: 64, example: 'admin' })
   name: string;
 
   @ApiProperty({
@@ -15,7 +16,19 @@ export class RoleResponseDto {
       'Resource name -> allowed actions. "documents": ["update"] lets the holder update any document; ' +
       'without it a user may update only documents they uploaded.',
     type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' } },
+    // Only catalogue resources and actions are ever stored (checked on every write).
+    properties: Object.fromEntries(
+      Object.entries(PERMISSION_CATALOGUE).map(([resource, actions]) => [
+        resource,
+        {
+          type: 'array' as const,
+          items: { type: 'string' as const, enum: [...actions] },
+          uniqueItems: true,
+          maxItems: actions.length,
+        },
+      ]),
+    ),
+    additionalProperties: false,
     example: { documents: ['update'] },
   })
   permissions: Record<string, string[]>;
@@ -27,28 +40,32 @@ export class RoleResponseDto {
 
 /** The public User: an explicit allow-list, so no hash or token version can leak. */
 export class UserResponseDto {
-  @ApiProperty({ format: 'uuid', example: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed' })
   id: string;
 
-  @ApiProperty({ example: 'alice' })
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'alice' })
   username: string;
 
-  @ApiProperty({ format: 'email', example: 'alice@example.com' })
+  @ApiProperty({ format: 'email', maxLength: 320, example: 'alice@example.com' })
   email: string;
 
-  @ApiProperty({ example: 'Alice' })
+  @ApiProperty({ maxLength: 100, example: 'Alice' })
   firstName: string;
 
-  @ApiProperty({ example: 'Martin' })
+  @ApiProperty({ maxLength: 100, example: 'Martin' })
   lastName: string;
 
-  @ApiProperty({ type: [RoleResponseDto] })
+  @ApiProperty({
+    type: [RoleResponseDto],
+    maxItems: 1000,
+    description: 'The roles the user holds (a handful in practice; the bound is a sanity limit for clients).',
+  })
   roles: RoleResponseDto[];
 
   @ApiProperty({ example: true })
   isActive: boolean;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-15T09:30:00.000Z' })
+  @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-01-15T09:30:00.000Z' })
   createdAt: string;
 
   static from(user: User): UserResponseDto {
