@@ -85,7 +85,10 @@ export class UsersController {
 
   @Get(':userId')
   @ApiParam(USER_ID)
-  @ApiOperation({ summary: 'Get a user' })
+  @ApiOperation({
+    summary: 'Get a user',
+    description: 'One user with their roles, active or not; never a password hash.',
+  })
   @ApiOkResponse({ type: UserEnvelopeDto })
   @ApiBadRequestResponse(errorExamples('validation_failed: userId is not a UUID', ['validation_failed']))
   @ApiNotFoundResponse(errorExamples('user_not_found', ['user_not_found']))

@@ -104,7 +104,7 @@ describe.each(databasesUnderTest())('the OpenAPI document on %s', (kind) => {
   });
 
   it('declares X-Request-Id on every response, Retry-After on every 429 and 503, ETag where it is sent', () => {
-    expect(Object.keys(spec.components.headers).sort()).toEqual(['ETag', 'Retry-After', 'X-Request-Id']);
+    expect(Object.keys(spec.components.headers).sort()).toEqual(['ETag', 'Location', 'Retry-After', 'X-Request-Id']);
     expect(spec.components.headers['Retry-After'].schema).toMatchObject({ type: 'integer', minimum: 1 });
     for (const { name, operation } of operationsOf(spec)) {
       for (const [status, response] of Object.entries(operation.responses as Json)) {

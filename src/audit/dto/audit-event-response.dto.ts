@@ -20,6 +20,7 @@ export class AuditEventDto {
 
   @ApiProperty({
     example: 'user.updated',
+    maxLength: 64,
     description:
       'auth.login_succeeded, auth.login_failed, auth.logout, auth.password_changed, ' +
       'auth.password_change_failed, user.created, user.updated, user.password_set, role.created, ' +
@@ -28,23 +29,25 @@ export class AuditEventDto {
   })
   action: string;
 
-  @ApiProperty({ example: 'user', description: 'user, role, document_type, ...' })
+  @ApiProperty({ example: 'user', maxLength: 32, description: 'user, role, document_type, ...' })
   targetType: string;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: '3f2c1b0a-9e8d-4c7b-a6f5-e4d3c2b1a098' })
   targetId: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, example: '203.0.113.7', description: 'Client address' })
+  @ApiProperty({ type: 'string', nullable: true, maxLength: 45, example: '203.0.113.7', description: 'Client address' })
   ip: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'c0a80101-3f2a-4b7e-8c1d-9e0f1a2b3c4d' })
+  @ApiProperty({ type: 'string', nullable: true, maxLength: 128, example: 'c0a80101-3f2a-4b7e-8c1d-9e0f1a2b3c4d' })
   requestId: string | null;
 
   @ApiProperty({
     type: 'object',
+    maxProperties: 64,
     additionalProperties: {
       type: 'object',
       properties: { from: {}, to: {} },
+      additionalProperties: false,
     },
     example: { isActive: { from: true, to: false }, roleIds: { from: ['6f1c…'], to: [] } },
     description:
@@ -69,7 +72,7 @@ export class AuditEventDto {
 }
 
 export class AuditEventListResponseDto {
-  @ApiProperty({ type: [AuditEventDto], description: 'Newest first (at, then id, descending)' })
+  @ApiProperty({ type: [AuditEventDto], maxItems: 100, description: 'Newest first (at, then id, descending)' })
   events: AuditEventDto[];
 
   @ApiProperty({ type: PaginationDto })

@@ -65,6 +65,7 @@ export class ListAuditEventsQueryDto {
     description:
       'Opaque position returned as pagination.nextCursor: the list continues right after that event ' +
       '(page must then be left out; keep the same filters).',
+    maxLength: 512,
     example: 'MTc2MzgwMDAwMDAwMC4xYjlkNmJjZC1iYmZkLTRiMmQtOWI1ZC1hYjhkZmJiZDRiZWQ',
   })
   @IsOptional()

@@ -26,10 +26,18 @@ export class ChangePasswordDto {
 export class TokenResponseDto {
   @ApiProperty({
     description: 'A new token: every token issued before the change has stopped working.',
+    maxLength: 4096,
     example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxYjlkNmJjZC...',
   })
   token: string;
 
-  @ApiProperty({ description: 'Seconds until the token expires.', example: 3600 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: 2_592_000,
+    description: 'Seconds until the token expires.',
+    example: 3600,
+  })
   expiresIn: number;
 }

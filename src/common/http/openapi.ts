@@ -74,9 +74,22 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
   const schemas = (components.schemas ?? {}) as Record<string, Json>;
   const usedTags = new Set<string>();
 
-  for (const pathItem of Object.values(document.paths) as Record<string, Json>[]) {
+  const paths = Object.keys(document.paths);
+  for (const [path, pathItem] of Object.entries(document.paths) as [string, Record<string, Json>][]) {
+    // A resource created at `path` is addressed below it (`path/{id}`): its 201 says where.
+    const createsAddressable = paths.some((other) => other.startsWith(`${path}/{`));
     for (const operation of Object.values(pathItem)) {
       if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
+        const schema = parameter.schema as Json | undefined;
+        // Every id parameter goes through the one UUID pipe (any case, normalised to lower case).
+        if (schema && parameter.in === 'path' && String(parameter.name).endsWith('Id')) schema.format ??= 'uuid';
+        if (schema) boundScalars(schema);
+        // Swagger UI pre-fills examples into "Try it out": parameters start empty, or two examples (say
+        // page and cursor) make the first Execute a 400, and an example id names nothing that exists.
+        delete parameter.example;
+        if (schema) delete schema.example;
+      }
       for (const tag of (operation.tags as string[] | undefined) ?? []) usedTags.add(tag);
 
       // The global pipe refuses unknown fields with 400: say so, so that clients refuse them first.
@@ -93,6 +106,7 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
           if (headers[named(name)] !== undefined) headers[named(name)] = headerRef(name);
         }
         headers['X-Request-Id'] = headerRef('X-Request-Id');
+        if (status === '201' && createsAddressable) headers.Location = headerRef('Location');
         if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
         response.headers = headers;
 
@@ -104,6 +118,8 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
       }
     }
   }
+
+  for (const schema of Object.values(schemas)) walkSchema(schema, boundScalars);
 
   // A header component nothing refers to yet (e.g. Location before any operation creates) is left out.
   const text = JSON.stringify(document.paths);
@@ -120,6 +136,35 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
     } as never,
   ];
   return document;
+}
+
+/**
+ * Bounds that follow from a value's format alone, filled in where a DTO left them out: a UUID is
+ * 36 characters, an ISO date-time at most 30 (the service writes 24), an integer without a format
+ * is int32 unless its range needs int64. True of every value the service accepts or answers.
+ */
+function boundScalars(schema: Json): void {
+  if (schema.type === 'string') {
+    if (schema.format === 'uuid') schema.maxLength ??= 36;
+    if (schema.format === 'date-time') schema.maxLength ??= 30;
+  }
+  if (schema.type === 'integer' && schema.format === undefined) {
+    const limit = Math.max(Math.abs(Number(schema.maximum ?? 0)), Math.abs(Number(schema.minimum ?? 0)));
+    schema.format = limit > 2_147_483_647 ? 'int64' : 'int32';
+  }
+}
+
+/** Calls `visit` on a schema and every schema nested in it (properties, items, allOf/oneOf/anyOf). */
+function walkSchema(schema: unknown, visit: (schema: Json) => void): void {
+  if (!schema || typeof schema !== 'object') return;
+  const node = schema as Json;
+  visit(node);
+  for (const child of Object.values((node.properties as Json | undefined) ?? {})) walkSchema(child, visit);
+  walkSchema(node.items, visit);
+  if (typeof node.additionalProperties === 'object') walkSchema(node.additionalProperties, visit);
+  for (const key of ['allOf', 'oneOf', 'anyOf']) {
+    for (const child of (node[key] as unknown[] | undefined) ?? []) walkSchema(child, visit);
+  }
 }
 
 function jsonSchemaOf(holder: Json | undefined): Json | undefined {

@@ -51,10 +51,10 @@ export class DocumentTypeDto {
   @ApiProperty({ format: 'uuid', example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' })
   id: string;
 
-  @ApiProperty({ example: 'Contract' })
+  @ApiProperty({ example: 'Contract', minLength: 1, maxLength: 100 })
   name: string;
 
-  @ApiProperty({ example: 'Signed agreements with customers and suppliers.' })
+  @ApiProperty({ example: 'Signed agreements with customers and suppliers.', maxLength: 1000 })
   description: string;
 
   static from(type: DocumentType): DocumentTypeDto {
@@ -68,6 +68,10 @@ export class DocumentTypeEnvelopeDto {
 }
 
 export class DocumentTypeListResponseDto {
-  @ApiProperty({ type: [DocumentTypeDto], description: 'By name' })
+  @ApiProperty({
+    type: [DocumentTypeDto],
+    maxItems: 10_000,
+    description: 'By name (every type; a sanity bound, far above any real catalogue)',
+  })
   documentTypes: DocumentTypeDto[];
 }

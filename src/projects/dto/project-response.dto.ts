@@ -18,7 +18,7 @@ export class ProjectDto {
   createdAt: string;
 
   @ApiProperty({
-    enum: PROJECT_ROLES,
+    enum: [...PROJECT_ROLES, null],
     nullable: true,
     example: 'manager',
     description: "The caller's role in the project; null when the caller sees it only through projects:manage.",
@@ -42,7 +42,7 @@ export class ProjectResponseDto {
 }
 
 export class ProjectListResponseDto {
-  @ApiProperty({ type: [ProjectDto], description: 'By name, then id' })
+  @ApiProperty({ type: [ProjectDto], maxItems: 100, description: 'By name, then id' })
   projects: ProjectDto[];
 
   @ApiProperty({ type: PaginationDto, description: 'nextCursor is always null: this list pages by page number.' })
@@ -53,7 +53,7 @@ export class ProjectMemberDto {
   @ApiProperty({ format: 'uuid', example: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed' })
   userId: string;
 
-  @ApiProperty({ example: 'alice' })
+  @ApiProperty({ example: 'alice', minLength: 1, maxLength: 255 })
   username: string;
 
   @ApiProperty({ enum: PROJECT_ROLES, example: 'contributor' })
@@ -65,7 +65,11 @@ export class ProjectMemberDto {
 }
 
 export class ProjectMemberListResponseDto {
-  @ApiProperty({ type: [ProjectMemberDto], description: 'Every member, by username, then user id' })
+  @ApiProperty({
+    type: [ProjectMemberDto],
+    maxItems: 100_000,
+    description: 'Every member, by username, then user id (a sanity bound)',
+  })
   members: ProjectMemberDto[];
 }
 

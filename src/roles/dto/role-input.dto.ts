@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsObject, IsString, Matches, ValidateIf, registerDecorator, type ValidationArguments } from 'class-validator';
 import { PERMISSION_CATALOGUE, permissionProblems } from '../../common/authz/permission-catalogue.js';
@@ -26,9 +26,16 @@ function InCatalogue() {
  */
 const asReceived = () => Transform(({ obj }: { obj: Record<string, unknown> }) => obj.permissions);
 
-const PERMISSIONS_DOC = {
+const PERMISSIONS_DOC: ApiPropertyOptions = {
   type: 'object',
-  additionalProperties: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+  // The catalogue's exact shape, so a generated client refuses what the server refuses.
+  properties: Object.fromEntries(
+    Object.entries(PERMISSION_CATALOGUE).map(([resource, actions]) => [
+      resource,
+      { type: 'array', items: { type: 'string', enum: [...actions] }, uniqueItems: true, maxItems: actions.length },
+    ]),
+  ),
+  additionalProperties: false,
   example: { documents: ['read', 'update'], documentTypes: ['manage'] },
   description:
     'Resource -> actions, from the catalogue only: ' +
@@ -36,7 +43,7 @@ const PERMISSIONS_DOC = {
       .map(([resource, actions]) => `${resource}: ${actions.join(', ')}`)
       .join('; ') +
     '. Anything else is 400 validation_failed naming the entry.',
-} as const;
+};
 
 export class CreateRoleDto {
   @ApiProperty({
@@ -68,7 +75,10 @@ export class UpdateRoleDto {
   @IsString()
   readonly name?: string;
 
-  @ApiPropertyOptional({ ...PERMISSIONS_DOC, description: `${PERMISSIONS_DOC.description} Replaces the whole object.` })
+  @ApiPropertyOptional({
+    ...PERMISSIONS_DOC,
+    description: `${String(PERMISSIONS_DOC.description)} Replaces the whole object.`,
+  })
   @ValidateIf(isPresent)
   @InCatalogue()
   @IsObject({ message: 'permissions must be an object mapping a resource to an array of actions' })

@@ -7,6 +7,6 @@ export class RoleEnvelopeDto {
 }
 
 export class RoleListResponseDto {
-  @ApiProperty({ type: [RoleResponseDto], description: 'By name' })
+  @ApiProperty({ type: [RoleResponseDto], maxItems: 10_000, description: 'By name (every role; a sanity bound)' })
   roles: RoleResponseDto[];
 }

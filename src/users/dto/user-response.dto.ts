@@ -88,7 +88,7 @@ export class UserEnvelopeDto {
 }
 
 export class UserListResponseDto {
-  @ApiProperty({ type: [UserResponseDto], description: 'By username (its identity key), then id' })
+  @ApiProperty({ type: [UserResponseDto], maxItems: 100, description: 'By username (its identity key), then id' })
   users: UserResponseDto[];
 
   @ApiProperty({ type: PaginationDto })
