@@ -10,6 +10,7 @@ import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanoni
 import { ProjectMembership1763800000009 } from './1763800000009-ProjectMembership.js';
 import { DocumentFilesAndTrash1763800000010 } from './1763800000010-DocumentFilesAndTrash.js';
 import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
+import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ProjectMembership1763800000009,
   DocumentFilesAndTrash1763800000010,
   OutboxEvents1763800000011,
+  DocumentSearchAndWorkflow1763800000018,
 ];
