@@ -50,6 +50,15 @@ export function documentByIdSql(forUpdate = false): string {
   );
 }
 
+/** One document in the trash by id, with the caller's project role. Parameters: caller id, document id. */
+export function trashedDocumentByIdSql(): string {
+  return (
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
+    'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
+    'WHERE d.id = ? AND d.deletedAt IS NOT NULL'
+  );
+}
+
 /**
  * The conditional UPDATE: the given fields, then updatedAt and rowVersion, only while the row
  * still has the version the change was computed from (a concurrent write makes it match no row).
@@ -64,3 +73,209 @@ export function documentUpdateSql(fields: readonly string[]): string {
 export const DOCUMENT_HISTORY_INSERT_SQL =
   `INSERT INTO document_history (${DOCUMENT_HISTORY_COLUMNS.join(', ')}) ` +
   `VALUES (${DOCUMENT_HISTORY_COLUMNS.map(() => '?').join(', ')})`;
+
+// ---------------------------------------------------------------------------------------------
+// The document list, the search and the trash.
+
+export type SqlDialect = 'mysql' | 'sqlite';
+
+/** The list orders; ties are broken by id in the same direction (relevance: id ascending). */
+export const DOCUMENT_SORTS = [
+  '-updatedAt',
+  'updatedAt',
+  '-createdAt',
+  'createdAt',
+  'title',
+  '-title',
+  'relevance',
+] as const;
+export type DocumentSort = (typeof DOCUMENT_SORTS)[number];
+export type KeysetSort = Exclude<DocumentSort, 'relevance'>;
+
+/** Filters (AND) with values in their stored form. */
+export interface DocumentListFilters {
+  projectId?: string;
+  documentTypeId?: string;
+  status?: string;
+  uploadedBy?: string;
+  /** Every one must be among the document's tags. */
+  tags?: string[];
+  /** Words that must all match (the last one as a prefix); see fullTextQuery(). */
+  words?: string[];
+  updatedFrom?: unknown;
+  updatedTo?: unknown;
+}
+
+/** Whose documents: everything (documents:read) or those of the user's projects and their own uploads. */
+export type DocumentVisibility = { all: true } | { all: false; userId: string };
+
+/** The (sort value, id) of the last item of a page, in stored form. */
+export interface DocumentListPosition {
+  value: unknown;
+  id: string;
+}
+
+const SORT_COLUMN: Record<KeysetSort, { column: string; descending: boolean }> = {
+  '-updatedAt': { column: 'updatedAt', descending: true },
+  updatedAt: { column: 'updatedAt', descending: false },
+  '-createdAt': { column: 'createdAt', descending: true },
+  createdAt: { column: 'createdAt', descending: false },
+  title: { column: 'title', descending: false },
+  '-title': { column: 'title', descending: true },
+};
+
+export function sortColumn(sort: KeysetSort): string {
+  return SORT_COLUMN[sort].column;
+}
+
+/** The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and digits only). */
+export function fullTextQuery(dialect: SqlDialect, words: readonly string[]): string {
+  const last = words.length - 1;
+  return words
+    .map((word, index) => {
+      const prefix = index === last ? '*' : '';
+      return dialect === 'mysql' ? `+${word}${prefix}` : `"${word.replaceAll('"', '""')}"${prefix}`;
+    })
+    .join(' ');
+}
+
+interface Built {
+  from: string;
+  where: string[];
+  parameters: unknown[];
+  /** The relevance expression and its parameters (only with words). */
+  score?: { sql: string; parameters: unknown[]; descending: boolean };
+}
+
+function build(dialect: SqlDialect, visibility: DocumentVisibility, filters: DocumentListFilters): Built {
+  const where = ['d.deletedAt IS NULL'];
+  const parameters: unknown[] = [];
+  let from = 'documents d';
+  let score: Built['score'];
+  if (filters.words?.length) {
+    const match = fullTextQuery(dialect, filters.words);
+    if (dialect === 'mysql') {
+      const against = 'MATCH (s.title, s.description, s.fileName, s.tags) AGAINST (? IN BOOLEAN MODE)';
+      from += ' JOIN document_search s ON s.documentId = d.id';
+      where.push(against);
+      parameters.push(match);
+      score = { sql: against, parameters: [match], descending: true };
+    } else {
+      from += ' JOIN documents_fts f ON f.rowid = d.rowid';
+      where.push('documents_fts MATCH ?');
+      parameters.push(match);
+      // bm25(): smaller is better.
+      score = { sql: 'bm25(documents_fts)', parameters: [], descending: false };
+    }
+  }
+  if (!visibility.all) {
+    where.push(
+      '(d.projectId IN (SELECT pm.projectId FROM project_members pm WHERE pm.userId = ?) OR d.uploadedBy = ?)',
+    );
+    parameters.push(visibility.userId, visibility.userId);
+  }
+  for (const field of ['projectId', 'documentTypeId', 'status', 'uploadedBy'] as const) {
+    const value = filters[field];
+    if (value === undefined) continue;
+    where.push(`d.${field} = ?`);
+    parameters.push(value);
+  }
+  for (const tag of filters.tags ?? []) {
+    // tags is a JSON array as text (simple-json).
+    where.push(
+      dialect === 'mysql'
+        ? 'JSON_CONTAINS(d.tags, JSON_QUOTE(?))'
+        : 'EXISTS (SELECT 1 FROM json_each(d.tags) t WHERE t.value = ?)',
+    );
+    parameters.push(tag);
+  }
+  if (filters.updatedFrom !== undefined) {
+    where.push('d.updatedAt >= ?');
+    parameters.push(filters.updatedFrom);
+  }
+  if (filters.updatedTo !== undefined) {
+    where.push('d.updatedAt <= ?');
+    parameters.push(filters.updatedTo);
+  }
+  return { from, where, parameters, score };
+}
+
+/** How many documents match (exact). */
+export function documentCountStatement(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+): [string, unknown[]] {
+  const { from, where, parameters } = build(dialect, visibility, filters);
+  return [`SELECT COUNT(*) AS total FROM ${from} WHERE ${where.join(' AND ')}`, parameters];
+}
+
+/**
+ * One page: `take` rows from `offset`, or (keyset sorts) right after `after`. Relevance needs words
+ * and pages by OFFSET only.
+ */
+export function documentPageStatement(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+  sort: DocumentSort,
+  take: number,
+  offset: number,
+  after?: DocumentListPosition,
+): [string, unknown[]] {
+  const built = build(dialect, visibility, filters);
+  const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
+  let order: string;
+  const orderParameters: unknown[] = [];
+  if (sort === 'relevance') {
+    if (!built.score) throw new Error('relevance needs search words');
+    order = `${built.score.sql} ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
+    orderParameters.push(...built.score.parameters);
+  } else {
+    const { column, descending } = SORT_COLUMN[sort];
+    const direction = descending ? 'DESC' : 'ASC';
+    order = `d.${column} ${direction}, d.id ${direction}`;
+    if (after) {
+      const beyond = descending ? '<' : '>';
+      built.where.push(`(d.${column} ${beyond} ? OR (d.${column} = ? AND d.id ${beyond} ?))`);
+      built.parameters.push(after.value, after.value, after.id);
+    }
+  }
+  return [
+    `SELECT ${columns} FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    [...built.parameters, ...orderParameters, take, offset],
+  ];
+}
+
+/**
+ * The trash: deleted documents the caller could delete (a manager of their project, their uploader
+ * while a contributor, or everything with documents:delete), last deleted first.
+ */
+function trashWhere(everything: boolean, userId: string): [string, unknown[]] {
+  if (everything) return ['d.deletedAt IS NOT NULL', []];
+  return [
+    'd.deletedAt IS NOT NULL AND (' +
+      "d.projectId IN (SELECT pm.projectId FROM project_members pm WHERE pm.userId = ? AND pm.role = 'manager') OR " +
+      "(d.uploadedBy = ? AND d.projectId IN (SELECT pm.projectId FROM project_members pm WHERE pm.userId = ? AND pm.role = 'contributor')))",
+    [userId, userId, userId],
+  ];
+}
+
+export function trashCountStatement(everything: boolean, userId: string): [string, unknown[]] {
+  const [where, parameters] = trashWhere(everything, userId);
+  return [`SELECT COUNT(*) AS total FROM documents d WHERE ${where}`, parameters];
+}
+
+export function trashPageStatement(
+  everything: boolean,
+  userId: string,
+  take: number,
+  offset: number,
+): [string, unknown[]] {
+  const [where, parameters] = trashWhere(everything, userId);
+  const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
+  return [
+    `SELECT ${columns} FROM documents d WHERE ${where} ORDER BY d.deletedAt DESC, d.id DESC LIMIT ? OFFSET ?`,
+    [...parameters, take, offset],
+  ];
+}

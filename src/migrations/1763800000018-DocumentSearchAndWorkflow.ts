@@ -11,7 +11,9 @@ import { isMysql } from './dialect.js';
  * - full-text search over title, description, fileName and tags, kept by triggers and unknown to
  *   TypeORM (its schema builder only looks at entity tables): on MySQL/MariaDB the table
  *   document_search with an InnoDB FULLTEXT index (default parser), one row per document; on SQLite
- *   the FTS5 table documents_fts with external content (documents, by rowid).
+ *   the FTS5 table documents_fts with external content (documents, by rowid). InnoDB does not index
+ *   words shorter than innodb_ft_min_token_size (3): the service leaves such words out of a query on
+ *   both databases (but the last word, a prefix), so both answer alike.
  *
  * documents has no INTEGER PRIMARY KEY, so on SQLite its rowid may change when the table is
  * rebuilt (TypeORM's addColumn/changeColumn, VACUUM): a later migration that rebuilds documents
@@ -41,9 +43,7 @@ export async function restoreDocumentSearch(queryRunner: QueryRunner): Promise<v
   if (isMysql(queryRunner)) {
     for (const name of DOCUMENT_SEARCH_TRIGGERS.mysql) await queryRunner.query(`DROP TRIGGER IF EXISTS ${name}`);
     await queryRunner.query('DELETE FROM document_search');
-    await queryRunner.query(
-      `INSERT INTO document_search (documentId, ${list}) SELECT id, ${list} FROM documents`,
-    );
+    await queryRunner.query(`INSERT INTO document_search (documentId, ${list}) SELECT id, ${list} FROM documents`);
     await queryRunner.query(
       `CREATE TRIGGER trg_documents_search_insert AFTER INSERT ON documents FOR EACH ROW ` +
         `INSERT INTO document_search (documentId, ${list}) VALUES (NEW.id, ${values('NEW')})`,
@@ -77,6 +77,9 @@ export class DocumentSearchAndWorkflow1763800000018 implements MigrationInterfac
     for (const index of OLD_INDEXES) await queryRunner.dropIndex('documents', index.name!);
 
     if (isMysql(queryRunner)) {
+      // An index created without stop words indexes "the", "about", "with"... too (the setting is kept
+      // with the index), so every word of a query can be found, as on SQLite.
+      await queryRunner.query('SET SESSION innodb_ft_enable_stopword = OFF');
       await queryRunner.query(
         `CREATE TABLE document_search (
            documentId varchar(36) NOT NULL PRIMARY KEY,
@@ -88,6 +91,7 @@ export class DocumentSearchAndWorkflow1763800000018 implements MigrationInterfac
            CONSTRAINT FK_document_search_document FOREIGN KEY (documentId) REFERENCES documents (id) ON DELETE CASCADE
          ) ENGINE=InnoDB`,
       );
+      await queryRunner.query('SET SESSION innodb_ft_enable_stopword = ON');
     } else {
       await queryRunner.query(
         `CREATE VIRTUAL TABLE documents_fts USING fts5(${SEARCH_COLUMNS.join(', ')}, ` +

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  invalid_transition: 409,
+  document_archived: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

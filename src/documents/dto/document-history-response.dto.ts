@@ -1,5 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { DocumentHistory } from '../entities/document-history.entity.js';
+import {
+  DOCUMENT_HISTORY_ACTIONS,
+  type DocumentHistory,
+  type DocumentHistoryAction,
+} from '../entities/document-history.entity.js';
 
 export class DocumentHistoryEntryDto {
   @ApiProperty({ format: 'uuid' })
@@ -17,6 +21,9 @@ export class DocumentHistoryEntryDto {
   @ApiProperty({ type: 'integer', description: 'Row version (ETag value) the change produced' })
   rowVersion: number;
 
+  @ApiProperty({ enum: DOCUMENT_HISTORY_ACTIONS, example: 'updated', description: 'What the entry records' })
+  action: DocumentHistoryAction;
+
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'object', properties: { from: {}, to: {} } },
@@ -32,6 +39,7 @@ export class DocumentHistoryEntryDto {
       changedBy: entry.changedBy,
       changedAt: entry.changedAt.toISOString(),
       rowVersion: entry.rowVersion,
+      action: entry.action,
       changes: entry.changes,
     };
   }
