@@ -81,6 +81,15 @@ export class DocumentsRepository {
     return row ? this.withAccess(row) : null;
   }
 
+  /** The projects the user is a member of (any role): whose documents they may read. */
+  async memberProjectIds(userId: string): Promise<string[]> {
+    const rows = await this.sql.select<{ projectId: string }>(
+      'SELECT projectId FROM project_members WHERE userId = ? ORDER BY projectId',
+      [userId],
+    );
+    return rows.map((row) => row.projectId);
+  }
+
   /** How many documents the list's filters match (exact). */
   async count(visibility: DocumentVisibility, filters: DocumentListFilters): Promise<number> {
     const [row] = await this.sql.select<{ total: string | number | null }>(

@@ -128,7 +128,7 @@ export class DocumentsService {
     };
     const visibility: DocumentVisibility = hasPermission(user, 'documents', 'read')
       ? { all: true }
-      : { all: false, userId: user.id };
+      : { all: false, userId: user.id, projectIds: await this.documents.memberProjectIds(user.id) };
 
     const total = await this.documents.count(visibility, filters);
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;

@@ -106,8 +106,52 @@ export interface DocumentListFilters {
   updatedTo?: unknown;
 }
 
-/** Whose documents: everything (documents:read) or those of the user's projects and their own uploads. */
-export type DocumentVisibility = { all: true } | { all: false; userId: string };
+/**
+ * Whose documents: everything (documents:read), or those of the user's projects (`projectIds`, read
+ * beforehand) and their own uploads elsewhere.
+ */
+export type DocumentVisibility = { all: true } | { all: false; userId: string; projectIds: readonly string[] };
+
+/**
+ * Up to this many member projects, a page without q is a merge of one index range per project (each
+ * reads at most offset + limit entries of IDX_documents_project_list, already in order); beyond, one
+ * range over all of them and a sort.
+ */
+export const MAX_MERGED_PROJECTS = 50;
+
+type Predicate = [sql: string, parameters: unknown[]];
+
+const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+
+/**
+ * The visible documents as disjoint parts (their union is what the caller may read): one per member
+ * project when `perProject`, else all member projects at once; then the caller's uploads outside them.
+ * Parts a projectId filter rules out are left out.
+ */
+function visibleParts(visibility: DocumentVisibility, filters: DocumentListFilters, perProject: boolean): Predicate[] {
+  if (visibility.all) return [['1 = 1', []]];
+  const projects = visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId);
+  const parts: Predicate[] = [];
+  if (perProject) for (const id of projects) parts.push(['d.projectId = ?', [id]]);
+  else if (projects.length) parts.push([`d.projectId IN (${marks(projects)})`, [...projects]]);
+  parts.push(
+    visibility.projectIds.length
+      ? [
+          `d.uploadedBy = ? AND d.projectId NOT IN (${marks(visibility.projectIds)})`,
+          [visibility.userId, ...visibility.projectIds],
+        ]
+      : ['d.uploadedBy = ?', [visibility.userId]],
+  );
+  return parts;
+}
+
+/** One SELECT (or COUNT) over `part` with the filters: FROM, WHERE and their parameters. */
+function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters): Built {
+  const built = build(dialect, filters);
+  built.where.push(part[0]);
+  built.parameters.push(...part[1]);
+  return built;
+}
 
 /** The (sort value, id) of the last item of a page, in stored form. */
 export interface DocumentListPosition {
@@ -147,7 +191,7 @@ interface Built {
   score?: { sql: string; parameters: unknown[]; descending: boolean };
 }
 
-function build(dialect: SqlDialect, visibility: DocumentVisibility, filters: DocumentListFilters): Built {
+function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
   const where = ['d.deletedAt IS NULL'];
   const parameters: unknown[] = [];
   let from = 'documents d';
@@ -167,12 +211,6 @@ function build(dialect: SqlDialect, visibility: DocumentVisibility, filters: Doc
       // bm25(): smaller is better.
       score = { sql: 'bm25(documents_fts)', parameters: [], descending: false };
     }
-  }
-  if (!visibility.all) {
-    where.push(
-      '(d.projectId IN (SELECT pm.projectId FROM project_members pm WHERE pm.userId = ?) OR d.uploadedBy = ?)',
-    );
-    parameters.push(visibility.userId, visibility.userId);
   }
   for (const field of ['projectId', 'documentTypeId', 'status', 'uploadedBy'] as const) {
     const value = filters[field];
@@ -200,19 +238,27 @@ function build(dialect: SqlDialect, visibility: DocumentVisibility, filters: Doc
   return { from, where, parameters, score };
 }
 
-/** How many documents match (exact). */
+/** How many documents match (exact): the sum over the disjoint visible parts, each an index range. */
 export function documentCountStatement(
   dialect: SqlDialect,
   visibility: DocumentVisibility,
   filters: DocumentListFilters,
 ): [string, unknown[]] {
-  const { from, where, parameters } = build(dialect, visibility, filters);
-  return [`SELECT COUNT(*) AS total FROM ${from} WHERE ${where.join(' AND ')}`, parameters];
+  const counts = visibleParts(visibility, filters, false).map((part) => {
+    const { from, where, parameters } = partQuery(dialect, part, filters);
+    return [`SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`, parameters] as const;
+  });
+  return [
+    `SELECT SUM(n) AS total FROM (${counts.map(([sql]) => sql).join(' UNION ALL ')}) counts`,
+    counts.flatMap(([, parameters]) => parameters),
+  ];
 }
 
 /**
- * One page: `take` rows from `offset`, or (keyset sorts) right after `after`. Relevance needs words
- * and pages by OFFSET only.
+ * One page: `take` rows from `offset`, or (keyset sorts) right after `after`. Each visible part is
+ * read in order up to offset + take rows (LIMIT inside), then the parts are merged: with few member
+ * projects one index range per project, so no part reads or sorts more than the page needs.
+ * Relevance needs words and pages by OFFSET only.
  */
 export function documentPageStatement(
   dialect: SqlDialect,
@@ -223,27 +269,47 @@ export function documentPageStatement(
   offset: number,
   after?: DocumentListPosition,
 ): [string, unknown[]] {
-  const built = build(dialect, visibility, filters);
   const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
-  let order: string;
-  const orderParameters: unknown[] = [];
+  const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
+  const selects: string[] = [];
+  const parameters: unknown[] = [];
+  for (const part of visibleParts(visibility, filters, perProject)) {
+    const built = partQuery(dialect, part, filters);
+    let order: string;
+    let score = '';
+    if (sort === 'relevance') {
+      if (!built.score) throw new Error('relevance needs search words');
+      score = `, ${built.score.sql} AS relevance`;
+      parameters.push(...built.score.parameters);
+      order = `relevance ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
+    } else {
+      const { column, descending } = SORT_COLUMN[sort];
+      const direction = descending ? 'DESC' : 'ASC';
+      order = `d.${column} ${direction}, d.id ${direction}`;
+      if (after) {
+        const beyond = descending ? '<' : '>';
+        built.where.push(`(d.${column} ${beyond} ? OR (d.${column} = ? AND d.id ${beyond} ?))`);
+        built.parameters.push(after.value, after.value, after.id);
+      }
+    }
+    selects.push(
+      `SELECT * FROM (SELECT ${columns}${score} FROM ${built.from} WHERE ${built.where.join(' AND ')} ` +
+        `ORDER BY ${order} LIMIT ?) p${selects.length}`,
+    );
+    parameters.push(...built.parameters, offset + take);
+  }
+  let outerOrder: string;
   if (sort === 'relevance') {
-    if (!built.score) throw new Error('relevance needs search words');
-    order = `${built.score.sql} ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
-    orderParameters.push(...built.score.parameters);
+    outerOrder = `u.relevance ${dialect === 'mysql' ? 'DESC' : 'ASC'}, u.id ASC`;
   } else {
     const { column, descending } = SORT_COLUMN[sort];
     const direction = descending ? 'DESC' : 'ASC';
-    order = `d.${column} ${direction}, d.id ${direction}`;
-    if (after) {
-      const beyond = descending ? '<' : '>';
-      built.where.push(`(d.${column} ${beyond} ? OR (d.${column} = ? AND d.id ${beyond} ?))`);
-      built.parameters.push(after.value, after.value, after.id);
-    }
+    outerOrder = `u.${column} ${direction}, u.id ${direction}`;
   }
   return [
-    `SELECT ${columns} FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
-    [...built.parameters, ...orderParameters, take, offset],
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `u.${column}`).join(', ')} FROM (${selects.join(' UNION ALL ')}) u ` +
+      `ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
+    [...parameters, take, offset],
   ];
 }
 
