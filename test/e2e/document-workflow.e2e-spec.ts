@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentsService } from '../../src/documents/documents.service.js';
+import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
 import { FileStore } from '../../src/documents/storage/file-store.js';
 import { addDocument, addUser, type DocumentFixture } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -110,6 +111,8 @@ describe.each(databasesUnderTest())('review workflow and trash on %s', (kind) =>
   beforeAll(async () => {
     storageDir = mkdtempSync(join(tmpdir(), 'dms-workflow-'));
     t = await createTestApp(kind, { STORAGE_DIR: storageDir });
+    // The suite runs the purge itself: stop the service's hourly one so it cannot get there first.
+    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
     apollo = t.seed.projects[0].id;
     await addUser(t, 'vera', { [apollo]: 'viewer' });
     await addUser(t, 'mara', { [apollo]: 'manager' });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
 import { FileStore } from '../../src/documents/storage/file-store.js';
 import { addDocument } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -38,6 +39,8 @@ describe.each(databasesUnderTest())('npm run trash:purge on %s', (kind) => {
     storageDir = mkdtempSync(join(tmpdir(), 'dms-purge-files-'));
     scratch = mkdtempSync(join(tmpdir(), 'dms-purge-cwd-'));
     t = await createTestApp(kind, { STORAGE_DIR: storageDir });
+    // The suite runs the purge itself: stop the service's hourly one so it cannot get there first.
+    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
   });
 
   afterAll(async () => {
