@@ -68,7 +68,7 @@ export const username = (k: number) => `bench_user_${k}`;
 
 const PROJECTS = 20;
 const DOCUMENT_TYPES = ['Contract', 'Specification', 'Invoice', 'Report', 'Policy', 'Drawing', 'Minutes', 'Offer'];
-const DOCUMENT_STATUSES = ['draft', 'draft', 'draft', 'in_review', 'approved', 'archived'];
+const DOCUMENT_STATUSES = ['draft', 'draft', 'draft', 'in_review', 'published', 'archived'];
 const DAY = 86_400_000;
 
 /** 'YYYY-MM-DD HH:MM:SS.mmm' in UTC: what TypeORM writes for datetime(3) on both MySQL (timezone Z) and SQLite. */

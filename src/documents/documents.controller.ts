@@ -1,9 +1,12 @@
-import { Body, Controller, Get, Headers, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiBody,
+  ApiConflictResponse,
   ApiForbiddenResponse,
   ApiHeader,
+  ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -19,6 +22,11 @@ import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
+import { PaginationDto } from '../common/pagination/pagination.dto.js';
+import { encodeDocumentCursor } from './document-cursor.js';
+import { ChangeStatusDto } from './dto/change-status.dto.js';
+import { DocumentListResponseDto, TrashedDocumentDto, TrashListResponseDto } from './dto/document-list-response.dto.js';
+import { DeleteDocumentQueryDto, ListDocumentsQueryDto, ListTrashQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentHistoryEntryDto, DocumentHistoryResponseDto } from './dto/document-history-response.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
 import { UpdateDocumentDto } from './dto/update-document.dto.js';
@@ -30,6 +38,159 @@ import { DocumentsService, etagOf } from './documents.service.js';
 @Controller('api/documents')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List and search the documents the caller may read',
+    description:
+      "Documents of the caller's projects and their own uploads (every document for roles with documents:read), " +
+      'never those in the trash. Filters combine with AND; q searches title, description, file name and tags ' +
+      '(every word must match, the last as a prefix). Sorted by -updatedAt unless sort (or q: relevance) says ' +
+      'otherwise, ties broken by id. total is exact; a page past the end is 200 with an empty list. For deep ' +
+      'walks follow pagination.nextCursor (every sort but relevance). Unknown, repeated or object-shaped ' +
+      'parameters are 400.',
+  })
+  @ApiOkResponse({ type: DocumentListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async list(
+    @Query() query: ListDocumentsQueryDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<DocumentListResponseDto> {
+    const { documents, total, next } = await this.documents.list(query, user);
+    return {
+      documents: documents.map((document) => DocumentDto.from(document)),
+      pagination: PaginationDto.of(
+        query.cursor === undefined ? (query.page ?? 1) : null,
+        query.limit,
+        total,
+        next ? encodeDocumentCursor(next) : null,
+      ),
+    };
+  }
+
+  @Get('trash')
+  @ApiOperation({
+    summary: 'List the documents in the trash that the caller could delete',
+    description:
+      'Deleted documents of projects the caller manages, their own uploads in projects where they are still a ' +
+      'contributor, or every deleted document for roles with documents:delete; last deleted first. A document ' +
+      'stays TRASH_RETENTION_DAYS in the trash, then the purge removes it.',
+  })
+  @ApiOkResponse({ type: TrashListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async trash(
+    @Query() query: ListTrashQueryDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<TrashListResponseDto> {
+    const { documents, total } = await this.documents.trash(query, user);
+    return {
+      documents: documents.map((document) => TrashedDocumentDto.fromTrashed(document)),
+      pagination: PaginationDto.of(query.page ?? 1, query.limit, total, null),
+    };
+  }
+
+  @Post(':documentId/status')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Move a document along the review workflow',
+    description:
+      'draft → in_review: the uploader (while a contributor) or a project manager (or documents:update). ' +
+      'in_review → draft, in_review → published, published → archived, archived → draft: a project manager ' +
+      'or documents:publish. Any other move is 409 invalid_transition. Recorded in the history ' +
+      '(status_changed). An archived document refuses metadata changes and new versions (409 document_archived).',
+  })
+  @ApiParam({ name: 'documentId', format: 'uuid' })
+  @ApiBody({
+    type: ChangeStatusDto,
+    examples: { submit: { value: { status: 'in_review' } }, publish: { value: { status: 'published' } } },
+  })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response; 412 when stale.' })
+  @ApiOkResponse({
+    type: DocumentResponseDto,
+    headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: a reader who may not make this move' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'invalid_transition: not a move of the workflow' })
+  @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
+  @ApiCommonErrors({ body: true })
+  async changeStatus(
+    @Param('documentId', uuidParam('documentId')) documentId: string,
+    @Body() body: ChangeStatusDto,
+    @CurrentUser() user: AuthenticatedUser,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<DocumentResponseDto> {
+    const document = await this.documents.changeStatus(documentId, body.status, user, ifMatch);
+    void reply.header('etag', etagOf(document));
+    return { document: DocumentDto.from(document) };
+  }
+
+  @Delete(':documentId')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a document (to the trash, or permanently)',
+    description:
+      'Moves the document to the trash: every route then answers 404 for it until it is restored; after ' +
+      'TRASH_RETENTION_DAYS the purge removes it. Allowed for the uploader (while a contributor), a project ' +
+      'manager, or documents:delete. With permanent=true (documents:purge) it is removed at once with its ' +
+      'versions, history and every stored file no other version uses.',
+  })
+  @ApiParam({ name: 'documentId', format: 'uuid' })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response; 412 when stale.' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
+  @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
+  @ApiCommonErrors()
+  async remove(
+    @Param('documentId', uuidParam('documentId')) documentId: string,
+    @Query() query: DeleteDocumentQueryDto,
+    @CurrentUser() user: AuthenticatedUser,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<void> {
+    await this.documents.remove(documentId, user, ifMatch, query.permanent === true);
+  }
+
+  @Post(':documentId/restore')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Take a document out of the trash',
+    description:
+      'For those who could delete it. Recorded in the history (restored). A document not in the trash, or ' +
+      'one the caller could not delete, is 404.',
+  })
+  @ApiParam({ name: 'documentId', format: 'uuid' })
+  @ApiOkResponse({
+    type: DocumentResponseDto,
+    headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse({
+    type: ErrorResponseDto,
+    description: 'document_not_found: not in the trash, or not yours to restore',
+  })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
+  @ApiCommonErrors()
+  async restore(
+    @Param('documentId', uuidParam('documentId')) documentId: string,
+    @CurrentUser() user: AuthenticatedUser,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<DocumentResponseDto> {
+    const document = await this.documents.restore(documentId, user);
+    void reply.header('etag', etagOf(document));
+    return { document: DocumentDto.from(document) };
+  }
 
   @Put(':documentId')
   @ApiOperation({
@@ -67,6 +228,7 @@ export class DocumentsController {
     description: 'forbidden: not the uploader and no documents:update permission',
   })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'document_archived: move it back to draft first' })
   @ApiPreconditionFailedResponse({
     type: ErrorResponseDto,
     description: 'precondition_failed: If-Match is stale',
@@ -90,7 +252,9 @@ export class DocumentsController {
   @Get(':documentId/history')
   @ApiOperation({
     summary: 'List the recorded changes of a document',
-    description: 'Newest first, at most 500 entries. Visible to the users who may update the document.',
+    description:
+      'Newest first, at most 500 entries: creation, metadata changes, new versions, status changes, deletes and ' +
+      'restores (action). Visible to every reader of the document.',
   })
   @ApiParam({
     name: 'documentId',

@@ -9,13 +9,27 @@ import {
   DOCUMENT_HISTORY_COLUMNS,
   DOCUMENT_HISTORY_INSERT_SQL,
   documentByIdSql,
+  documentCountStatement,
+  documentPageStatement,
   documentUpdateSql,
+  trashCountStatement,
+  trashedDocumentByIdSql,
+  trashPageStatement,
+  type DocumentListFilters,
+  type DocumentListPosition,
+  type DocumentSort,
+  type DocumentVisibility,
+  type SqlDialect,
 } from './documents.sql.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 import { Document } from './entities/document.entity.js';
 
 /** The fields an update may change. */
 export type EditableDocumentFields = Partial<Pick<Document, 'title' | 'description' | 'tags' | 'metadata'>>;
+
+/** The fields a write may set: the metadata, the workflow status and the trash marks. */
+export type WritableDocumentFields = EditableDocumentFields &
+  Partial<Pick<Document, 'status' | 'deletedAt' | 'deletedBy'>>;
 
 /** A document with the caller's role in its project, as the access policy needs it. */
 export interface DocumentWithAccess {
@@ -28,7 +42,7 @@ export interface DocumentWrite {
   /** The document the change was computed from; the write applies only while it still has this rowVersion. */
   from: Document;
   /** The changed fields and their new values. */
-  values: EditableDocumentFields;
+  values: WritableDocumentFields;
   updatedAt: Date;
   rowVersion: number;
   history: DocumentHistory;
@@ -47,6 +61,7 @@ export class DocumentsRepository {
   private readonly documents: EntityRows<Document>;
   private readonly historyRows: EntityRows<DocumentHistory>;
   private readonly lockingRead: string;
+  private readonly dialect: SqlDialect;
 
   constructor(
     dataSource: DataSource,
@@ -57,6 +72,110 @@ export class DocumentsRepository {
     this.documents = new EntityRows(dataSource, Document);
     this.historyRows = new EntityRows(dataSource, DocumentHistory);
     this.lockingRead = documentByIdSql(dataSource.options.type === 'mysql');
+    this.dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+  }
+
+  /** A document in the trash, with the viewer's project role, or null when no trashed document has this id. */
+  async findTrashed(id: string, viewerId: string): Promise<DocumentWithAccess | null> {
+    const [row] = await this.sql.select<Record<string, unknown>>(trashedDocumentByIdSql(), [viewerId, id]);
+    return row ? this.withAccess(row) : null;
+  }
+
+  /** The projects the user is a member of (any role): whose documents they may read. */
+  async memberProjectIds(userId: string): Promise<string[]> {
+    const rows = await this.sql.select<{ projectId: string }>(
+      'SELECT projectId FROM project_members WHERE userId = ? ORDER BY projectId',
+      [userId],
+    );
+    return rows.map((row) => row.projectId);
+  }
+
+  /** How many documents the list's filters match (exact). */
+  async count(visibility: DocumentVisibility, filters: DocumentListFilters): Promise<number> {
+    const [row] = await this.sql.select<{ total: string | number | null }>(
+      ...documentCountStatement(this.dialect, visibility, filters),
+    );
+    return Number(row?.total ?? 0);
+  }
+
+  /** One page of the list (see documentPageStatement). */
+  async page(
+    visibility: DocumentVisibility,
+    filters: DocumentListFilters,
+    sort: DocumentSort,
+    take: number,
+    offset: number,
+    after?: DocumentListPosition,
+  ): Promise<Document[]> {
+    const rows = await this.sql.select<Record<string, unknown>>(
+      ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
+    );
+    return rows.map((row) => this.documents.fromRow(row));
+  }
+
+  async trashCount(everything: boolean, userId: string): Promise<number> {
+    const [row] = await this.sql.select<{ total: string | number | null }>(...trashCountStatement(everything, userId));
+    return Number(row?.total ?? 0);
+  }
+
+  async trashPage(everything: boolean, userId: string, take: number, offset: number): Promise<Document[]> {
+    const rows = await this.sql.select<Record<string, unknown>>(
+      ...trashPageStatement(everything, userId, take, offset),
+    );
+    return rows.map((row) => this.documents.fromRow(row));
+  }
+
+  /** A document field's value in the form its column stores (list filters and cursor positions). */
+  stored(property: 'updatedAt' | 'createdAt', value: Date): unknown {
+    return this.documents.toColumn(property, value);
+  }
+
+  /** Up to `limit` trashed documents deleted before `cutoff` (or only `id`), oldest deletion first. */
+  async purgeCandidates(cutoff: Date, limit: number, id?: string): Promise<string[]> {
+    const rows = await this.sql.select<{ id: string }>(
+      id === undefined
+        ? 'SELECT id FROM documents WHERE deletedAt IS NOT NULL AND deletedAt < ? ORDER BY deletedAt, id LIMIT ?'
+        : 'SELECT id FROM documents WHERE deletedAt IS NOT NULL AND id = ?',
+      id === undefined ? [this.documents.toColumn('deletedAt', cutoff), limit] : [id],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Removes documents (only trashed ones unless `evenLive`: the permanent delete) with their
+   * versions and history (foreign keys cascade) in one transaction, and answers how many went and
+   * the file addresses their versions used that no remaining version references.
+   */
+  purge(ids: readonly string[], evenLive: boolean): Promise<{ documents: number; hashes: string[] }> {
+    if (ids.length === 0) return Promise.resolve({ documents: 0, hashes: [] });
+    const marks = ids.map(() => '?').join(', ');
+    return this.sql.transaction(async (tx) => {
+      const used = await tx.select<{ sha256: string }>(
+        `SELECT DISTINCT sha256 FROM document_versions WHERE documentId IN (${marks}) AND sha256 IS NOT NULL`,
+        [...ids],
+      );
+      const documents = await tx.execute(
+        `DELETE FROM documents WHERE id IN (${marks})${evenLive ? '' : ' AND deletedAt IS NOT NULL'}`,
+        [...ids],
+      );
+      const hashes = used.map((row) => row.sha256);
+      return { documents, hashes: await this.unreferenced(tx, hashes) };
+    });
+  }
+
+  /** Those of `hashes` no document version references. */
+  unreferencedHashes(hashes: readonly string[]): Promise<string[]> {
+    return this.unreferenced(this.sql, hashes);
+  }
+
+  private async unreferenced(runner: Pick<SqlRunner, 'select'>, hashes: readonly string[]): Promise<string[]> {
+    if (hashes.length === 0) return [];
+    const still = await runner.select<{ sha256: string }>(
+      `SELECT DISTINCT sha256 FROM document_versions WHERE sha256 IN (${hashes.map(() => '?').join(', ')})`,
+      [...hashes],
+    );
+    const kept = new Set(still.map((row) => row.sha256));
+    return hashes.filter((hash) => !kept.has(hash));
   }
 
   /** The document and the viewer's role in its project, or null when no document has this id. */
@@ -129,7 +248,7 @@ export class DocumentsRepository {
   }
 
   private updateStatement({ from, values, updatedAt, rowVersion }: DocumentWrite): SqlStatement {
-    const fields = Object.keys(values) as (keyof EditableDocumentFields)[];
+    const fields = Object.keys(values) as (keyof WritableDocumentFields)[];
     return [
       documentUpdateSql(fields),
       [

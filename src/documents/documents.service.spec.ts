@@ -5,6 +5,8 @@ import { ApiError } from '../common/errors/error-codes.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsRepository, type DocumentWithAccess, type DocumentWrite } from './documents.repository.js';
 import type { ProjectRole } from '../projects/project-role.js';
+import { storageConfig } from '../config/configuration.js';
+import { FileStore } from './storage/file-store.js';
 import { DocumentsService, ifMatchSatisfied, normalizeTags } from './documents.service.js';
 import { Document } from './entities/document.entity.js';
 
@@ -76,7 +78,14 @@ describe('DocumentsService', () => {
     // Resolving DocumentsService by its class proves decorator metadata reaches the tests:
     // without emitDecoratorMetadata Nest could not tell what to inject and this would throw.
     const moduleRef = await Test.createTestingModule({
-      providers: [DocumentsService, DocumentAccessPolicy, { provide: DocumentsRepository, useValue: repository }],
+      providers: [
+        DocumentsService,
+        DocumentAccessPolicy,
+        { provide: DocumentsRepository, useValue: repository },
+        // The trash purge's collaborators; the update and history paths never touch them.
+        { provide: FileStore, useValue: {} },
+        { provide: storageConfig.KEY, useValue: { trashRetentionDays: 30 } },
+      ],
     }).compile();
     service = moduleRef.get(DocumentsService);
   });

@@ -50,6 +50,15 @@ export function documentByIdSql(forUpdate = false): string {
   );
 }
 
+/** One document in the trash by id, with the caller's project role. Parameters: caller id, document id. */
+export function trashedDocumentByIdSql(): string {
+  return (
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
+    'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
+    'WHERE d.id = ? AND d.deletedAt IS NOT NULL'
+  );
+}
+
 /**
  * The conditional UPDATE: the given fields, then updatedAt and rowVersion, only while the row
  * still has the version the change was computed from (a concurrent write makes it match no row).
@@ -64,3 +73,275 @@ export function documentUpdateSql(fields: readonly string[]): string {
 export const DOCUMENT_HISTORY_INSERT_SQL =
   `INSERT INTO document_history (${DOCUMENT_HISTORY_COLUMNS.join(', ')}) ` +
   `VALUES (${DOCUMENT_HISTORY_COLUMNS.map(() => '?').join(', ')})`;
+
+// ---------------------------------------------------------------------------------------------
+// The document list, the search and the trash.
+
+export type SqlDialect = 'mysql' | 'sqlite';
+
+/** The list orders; ties are broken by id in the same direction (relevance: id ascending). */
+export const DOCUMENT_SORTS = [
+  '-updatedAt',
+  'updatedAt',
+  '-createdAt',
+  'createdAt',
+  'title',
+  '-title',
+  'relevance',
+] as const;
+export type DocumentSort = (typeof DOCUMENT_SORTS)[number];
+export type KeysetSort = Exclude<DocumentSort, 'relevance'>;
+
+/** Filters (AND) with values in their stored form. */
+export interface DocumentListFilters {
+  projectId?: string;
+  documentTypeId?: string;
+  status?: string;
+  uploadedBy?: string;
+  /** Every one must be among the document's tags. */
+  tags?: string[];
+  /** Words that must all match (the last one as a prefix); see fullTextQuery(). */
+  words?: string[];
+  updatedFrom?: unknown;
+  updatedTo?: unknown;
+}
+
+/**
+ * Whose documents: everything (documents:read), or those of the user's projects (`projectIds`, read
+ * beforehand) and their own uploads elsewhere.
+ */
+export type DocumentVisibility = { all: true } | { all: false; userId: string; projectIds: readonly string[] };
+
+/**
+ * Up to this many member projects, a page without q is a merge of one index range per project (each
+ * reads at most offset + limit entries of IDX_documents_project_list, already in order); beyond, one
+ * range over all of them and a sort.
+ */
+export const MAX_MERGED_PROJECTS = 50;
+
+type Predicate = [sql: string, parameters: unknown[]];
+
+const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+
+/**
+ * The visible documents as disjoint parts (their union is what the caller may read): one per member
+ * project when `perProject`, else all member projects at once; then the caller's uploads outside them.
+ * Parts a projectId filter rules out are left out.
+ */
+function visibleParts(visibility: DocumentVisibility, filters: DocumentListFilters, perProject: boolean): Predicate[] {
+  if (visibility.all) return [['1 = 1', []]];
+  const projects = visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId);
+  const parts: Predicate[] = [];
+  if (perProject) for (const id of projects) parts.push(['d.projectId = ?', [id]]);
+  else if (projects.length) parts.push([`d.projectId IN (${marks(projects)})`, [...projects]]);
+  parts.push(
+    visibility.projectIds.length
+      ? [
+          `d.uploadedBy = ? AND d.projectId NOT IN (${marks(visibility.projectIds)})`,
+          [visibility.userId, ...visibility.projectIds],
+        ]
+      : ['d.uploadedBy = ?', [visibility.userId]],
+  );
+  return parts;
+}
+
+/** One SELECT (or COUNT) over `part` with the filters: FROM, WHERE and their parameters. */
+function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters): Built {
+  const built = build(dialect, filters);
+  built.where.push(part[0]);
+  built.parameters.push(...part[1]);
+  return built;
+}
+
+/** The (sort value, id) of the last item of a page, in stored form. */
+export interface DocumentListPosition {
+  value: unknown;
+  id: string;
+}
+
+const SORT_COLUMN: Record<KeysetSort, { column: string; descending: boolean }> = {
+  '-updatedAt': { column: 'updatedAt', descending: true },
+  updatedAt: { column: 'updatedAt', descending: false },
+  '-createdAt': { column: 'createdAt', descending: true },
+  createdAt: { column: 'createdAt', descending: false },
+  title: { column: 'title', descending: false },
+  '-title': { column: 'title', descending: true },
+};
+
+export function sortColumn(sort: KeysetSort): string {
+  return SORT_COLUMN[sort].column;
+}
+
+/** The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and digits only). */
+export function fullTextQuery(dialect: SqlDialect, words: readonly string[]): string {
+  const last = words.length - 1;
+  return words
+    .map((word, index) => {
+      const prefix = index === last ? '*' : '';
+      return dialect === 'mysql' ? `+${word}${prefix}` : `"${word.replaceAll('"', '""')}"${prefix}`;
+    })
+    .join(' ');
+}
+
+interface Built {
+  from: string;
+  where: string[];
+  parameters: unknown[];
+  /** The relevance expression and its parameters (only with words). */
+  score?: { sql: string; parameters: unknown[]; descending: boolean };
+}
+
+function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
+  const where = ['d.deletedAt IS NULL'];
+  const parameters: unknown[] = [];
+  let from = 'documents d';
+  let score: Built['score'];
+  if (filters.words?.length) {
+    const match = fullTextQuery(dialect, filters.words);
+    if (dialect === 'mysql') {
+      const against = 'MATCH (s.title, s.description, s.fileName, s.tags) AGAINST (? IN BOOLEAN MODE)';
+      from += ' JOIN document_search s ON s.documentId = d.id';
+      where.push(against);
+      parameters.push(match);
+      score = { sql: against, parameters: [match], descending: true };
+    } else {
+      from += ' JOIN documents_fts f ON f.rowid = d.rowid';
+      where.push('documents_fts MATCH ?');
+      parameters.push(match);
+      // bm25(): smaller is better.
+      score = { sql: 'bm25(documents_fts)', parameters: [], descending: false };
+    }
+  }
+  for (const field of ['projectId', 'documentTypeId', 'status', 'uploadedBy'] as const) {
+    const value = filters[field];
+    if (value === undefined) continue;
+    where.push(`d.${field} = ?`);
+    parameters.push(value);
+  }
+  for (const tag of filters.tags ?? []) {
+    // tags is a JSON array as text (simple-json).
+    where.push(
+      dialect === 'mysql'
+        ? 'JSON_CONTAINS(d.tags, JSON_QUOTE(?))'
+        : 'EXISTS (SELECT 1 FROM json_each(d.tags) t WHERE t.value = ?)',
+    );
+    parameters.push(tag);
+  }
+  if (filters.updatedFrom !== undefined) {
+    where.push('d.updatedAt >= ?');
+    parameters.push(filters.updatedFrom);
+  }
+  if (filters.updatedTo !== undefined) {
+    where.push('d.updatedAt <= ?');
+    parameters.push(filters.updatedTo);
+  }
+  return { from, where, parameters, score };
+}
+
+/** How many documents match (exact): the sum over the disjoint visible parts, each an index range. */
+export function documentCountStatement(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+): [string, unknown[]] {
+  const counts = visibleParts(visibility, filters, false).map((part) => {
+    const { from, where, parameters } = partQuery(dialect, part, filters);
+    return [`SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`, parameters] as const;
+  });
+  return [
+    `SELECT SUM(n) AS total FROM (${counts.map(([sql]) => sql).join(' UNION ALL ')}) counts`,
+    counts.flatMap(([, parameters]) => parameters),
+  ];
+}
+
+/**
+ * One page: `take` rows from `offset`, or (keyset sorts) right after `after`. Each visible part is
+ * read in order up to offset + take rows (LIMIT inside), then the parts are merged: with few member
+ * projects one index range per project, so no part reads or sorts more than the page needs.
+ * Relevance needs words and pages by OFFSET only.
+ */
+export function documentPageStatement(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+  sort: DocumentSort,
+  take: number,
+  offset: number,
+  after?: DocumentListPosition,
+): [string, unknown[]] {
+  const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
+  const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
+  const selects: string[] = [];
+  const parameters: unknown[] = [];
+  for (const part of visibleParts(visibility, filters, perProject)) {
+    const built = partQuery(dialect, part, filters);
+    let order: string;
+    let score = '';
+    if (sort === 'relevance') {
+      if (!built.score) throw new Error('relevance needs search words');
+      score = `, ${built.score.sql} AS relevance`;
+      parameters.push(...built.score.parameters);
+      order = `relevance ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
+    } else {
+      const { column, descending } = SORT_COLUMN[sort];
+      const direction = descending ? 'DESC' : 'ASC';
+      order = `d.${column} ${direction}, d.id ${direction}`;
+      if (after) {
+        const beyond = descending ? '<' : '>';
+        built.where.push(`(d.${column} ${beyond} ? OR (d.${column} = ? AND d.id ${beyond} ?))`);
+        built.parameters.push(after.value, after.value, after.id);
+      }
+    }
+    selects.push(
+      `SELECT * FROM (SELECT ${columns}${score} FROM ${built.from} WHERE ${built.where.join(' AND ')} ` +
+        `ORDER BY ${order} LIMIT ?) p${selects.length}`,
+    );
+    parameters.push(...built.parameters, offset + take);
+  }
+  let outerOrder: string;
+  if (sort === 'relevance') {
+    outerOrder = `u.relevance ${dialect === 'mysql' ? 'DESC' : 'ASC'}, u.id ASC`;
+  } else {
+    const { column, descending } = SORT_COLUMN[sort];
+    const direction = descending ? 'DESC' : 'ASC';
+    outerOrder = `u.${column} ${direction}, u.id ${direction}`;
+  }
+  return [
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `u.${column}`).join(', ')} FROM (${selects.join(' UNION ALL ')}) u ` +
+      `ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
+    [...parameters, take, offset],
+  ];
+}
+
+/**
+ * The trash: deleted documents the caller could delete (a manager of their project, their uploader
+ * while a contributor, or everything with documents:delete), last deleted first.
+ */
+function trashWhere(everything: boolean, userId: string): [string, unknown[]] {
+  if (everything) return ['d.deletedAt IS NOT NULL', []];
+  return [
+    'd.deletedAt IS NOT NULL AND (' +
+      "d.projectId IN (SELECT pm.projectId FROM project_members pm WHERE pm.userId = ? AND pm.role = 'manager') OR " +
+      "(d.uploadedBy = ? AND d.projectId IN (SELECT pm.projectId FROM project_members pm WHERE pm.userId = ? AND pm.role = 'contributor')))",
+    [userId, userId, userId],
+  ];
+}
+
+export function trashCountStatement(everything: boolean, userId: string): [string, unknown[]] {
+  const [where, parameters] = trashWhere(everything, userId);
+  return [`SELECT COUNT(*) AS total FROM documents d WHERE ${where}`, parameters];
+}
+
+export function trashPageStatement(
+  everything: boolean,
+  userId: string,
+  take: number,
+  offset: number,
+): [string, unknown[]] {
+  const [where, parameters] = trashWhere(everything, userId);
+  const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
+  return [
+    `SELECT ${columns} FROM documents d WHERE ${where} ORDER BY d.deletedAt DESC, d.id DESC LIMIT ? OFFSET ?`,
+    [...parameters, take, offset],
+  ];
+}

@@ -64,6 +64,21 @@ export const MATRIX: Row[] = [
     rule: 'policy: document',
     expected: [401, 200, 200, 200, 200, 401],
   },
+  { method: 'GET', route: '/api/documents', rule: 'policy: document', expected: [401, 200, 200, 200, 200, 401] },
+  { method: 'GET', route: '/api/documents/trash', rule: 'policy: document', expected: [401, 200, 200, 200, 200, 401] },
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/status',
+    rule: 'policy: document',
+    body: {},
+    expected: [401, 400, 400, 400, 400, 401],
+  },
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/restore',
+    rule: 'policy: document',
+    expected: [401, 404, 404, 404, 404, 401],
+  },
   { method: 'GET', route: '/api/projects', rule: 'policy: project', expected: [401, 200, 200, 200, 200, 401] },
   { method: 'POST', route: '/api/projects', rule: 'projects:manage', body: {}, expected: [...NOBODY_ELSE, 400, 401] },
   {
@@ -148,6 +163,14 @@ export const MATRIX: Row[] = [
   { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: [...NOBODY_ELSE, 404, 401] },
   { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: [...NOBODY_ELSE, 200, 401] },
   // Last: it revokes the persona's token.
+  // Late on purpose (before logout, which revokes the tokens): the uploader's DELETE moves the document to
+  // the trash, so everyone after sees 404.
+  {
+    method: 'DELETE',
+    route: '/api/documents/:documentId',
+    rule: 'policy: document',
+    expected: [401, 204, 404, 404, 404, 401],
+  },
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: [401, 204, 204, 204, 204, 401] },
 ];
 

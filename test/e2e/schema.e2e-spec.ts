@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseConfig } from '../../src/config/configuration.js';
 import { validateEnvironment } from '../../src/config/environment.js';
 import { MIGRATIONS, migrationDataSourceOptions } from '../../src/data-source.js';
+import { DOCUMENT_SEARCH_TRIGGERS } from '../../src/migrations/1763800000018-DocumentSearchAndWorkflow.js';
 import { createTestDatabase, databasesUnderTest, type DatabaseKind, type TestDatabase } from '../support/databases.js';
 
 /** What the schema builder would still do: the statements `migration:generate` would draft. */
@@ -43,9 +44,10 @@ const CANONICAL_TABLES = [
   'users',
 ];
 const TRIGGERS: Record<DatabaseKind, string[]> = {
-  mysql: COUNT_TRIGGERS,
+  mysql: [...COUNT_TRIGGERS, ...DOCUMENT_SEARCH_TRIGGERS.mysql].toSorted(),
   sqlite: [
     ...COUNT_TRIGGERS,
+    ...DOCUMENT_SEARCH_TRIGGERS.sqlite,
     ...CANONICAL_TABLES.flatMap((table) => [`trg_${table}_canonical_insert`, `trg_${table}_canonical_update`]),
     'trg_notifications_unique_insert',
     'trg_notifications_unique_update',

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   role_in_use: 409,
   document_type_in_use: 409,
   last_manager: 409,
+  invalid_transition: 409,
+  document_archived: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

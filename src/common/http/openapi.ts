@@ -85,6 +85,8 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         // Every id parameter goes through the one UUID pipe (any case, normalised to lower case).
         if (schema && parameter.in === 'path' && String(parameter.name).endsWith('Id')) schema.format ??= 'uuid';
         if (schema) boundScalars(schema);
+        // Request headers (If-Match...) are bounded by Node's 16 KiB header limit.
+        if (schema && parameter.in === 'header' && schema.type === 'string') schema.maxLength ??= 8192;
         // Swagger UI pre-fills examples into "Try it out": parameters start empty, or two examples (say
         // page and cursor) make the first Execute a 400, and an example id names nothing that exists.
         delete parameter.example;
@@ -107,6 +109,8 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         }
         headers['X-Request-Id'] = headerRef('X-Request-Id');
         if (status === '201' && createsAddressable) headers.Location = headerRef('Location');
+        // A stale If-Match is answered with the current ETag, so the client can retry without a GET.
+        if (status === '412') headers.ETag = headerRef('ETag');
         if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
         response.headers = headers;
 

@@ -1,5 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { DocumentHistory } from '../entities/document-history.entity.js';
+import {
+  DOCUMENT_HISTORY_ACTIONS,
+  type DocumentHistory,
+  type DocumentHistoryAction,
+} from '../entities/document-history.entity.js';
 
 const HISTORY_CHANGE_SCHEMA = {
   type: 'object' as const,
@@ -30,11 +34,27 @@ export class DocumentHistoryEntryDto {
   })
   rowVersion: number;
 
+  @ApiProperty({ enum: DOCUMENT_HISTORY_ACTIONS, example: 'updated', description: 'What the entry records' })
+  action: DocumentHistoryAction;
+
   @ApiProperty({
     type: 'object',
-    // The fields a metadata update can change; each holds its old and new value.
+    // The fields a change can record (metadata, status, trash, file version); each holds its old and new value.
     properties: Object.fromEntries(
-      ['title', 'description', 'tags', 'metadata'].map((field) => [field, HISTORY_CHANGE_SCHEMA]),
+      [
+        'title',
+        'description',
+        'tags',
+        'metadata',
+        'status',
+        'deletedAt',
+        'deletedBy',
+        'currentVersion',
+        'fileName',
+        'fileSize',
+        'mimeType',
+        'sha256',
+      ].map((field) => [field, HISTORY_CHANGE_SCHEMA]),
     ),
     additionalProperties: false,
     example: { title: { from: 'Draft contract', to: 'Q3 supplier contract' } },
@@ -49,6 +69,7 @@ export class DocumentHistoryEntryDto {
       changedBy: entry.changedBy,
       changedAt: entry.changedAt.toISOString(),
       rowVersion: entry.rowVersion,
+      action: entry.action,
       changes: entry.changes,
     };
   }

@@ -3,12 +3,15 @@ import { User } from '../../users/entities/user.entity.js';
 import { DocumentType } from '../../document-types/entities/document-type.entity.js';
 import { Project } from '../../projects/entities/project.entity.js';
 
-export const DOCUMENT_STATUSES = ['draft', 'in_review', 'approved', 'archived'] as const;
+/** The review workflow's states (see DOCUMENT_TRANSITIONS in the service for the moves between them). */
+export const DOCUMENT_STATUSES = ['draft', 'in_review', 'published', 'archived'] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 @Entity({ name: 'documents' })
-@Index('IDX_documents_uploadedBy', ['uploadedBy'])
-@Index('IDX_documents_projectId', ['projectId'])
+// The list's keyset indexes (migration DocumentSearchAndWorkflow); the full-text tables are unknown to TypeORM.
+@Index('IDX_documents_project_list', ['projectId', 'deletedAt', 'updatedAt', 'id'])
+@Index('IDX_documents_uploader_list', ['uploadedBy', 'deletedAt', 'updatedAt', 'id'])
+@Index('IDX_documents_deleted_list', ['deletedAt', 'updatedAt', 'id'])
 @Index('IDX_documents_documentTypeId', ['documentTypeId'])
 export class Document {
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { decodeDocumentCursor, encodeDocumentCursor } from './document-cursor.js';
+import { searchWords } from './documents.service.js';
+import { fullTextQuery } from './documents.sql.js';
+
+const ID = '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f';
+
+describe('searchWords', () => {
+  it('keeps runs of letters and digits, drops short words but the last', () => {
+    expect(searchWords('  a supplier-contract, of 2026 x')).toEqual(['supplier', 'contract', '2026', 'x']);
+    expect(searchWords('Ｆｕｌｌ width')).toEqual(['Full', 'width']);
+    expect(searchWords('!!')).toEqual([]);
+  });
+});
+
+describe('fullTextQuery', () => {
+  it('writes every word as required and the last as a prefix', () => {
+    expect(fullTextQuery('mysql', ['supplier', 'contr'])).toBe('+supplier +contr*');
+    expect(fullTextQuery('sqlite', ['supplier', 'contr'])).toBe('"supplier" "contr"*');
+  });
+});
+
+describe('document cursor', () => {
+  it('round-trips for its sort and is refused for another', () => {
+    const cursor = encodeDocumentCursor({ sort: 'title', value: 'alpha', id: ID });
+    expect(decodeDocumentCursor(cursor, 'title')).toEqual({ sort: 'title', value: 'alpha', id: ID });
+    expect(() => decodeDocumentCursor(cursor, '-title')).toThrow(/cursor/);
+  });
+
+  it('refuses a date cursor whose value is not epoch milliseconds, and garbage', () => {
+    const bad = Buffer.from(JSON.stringify({ s: '-updatedAt', v: 'x', i: ID })).toString('base64url');
+    expect(() => decodeDocumentCursor(bad, '-updatedAt')).toThrow(/cursor/);
+    expect(() => decodeDocumentCursor('not a cursor', '-updatedAt')).toThrow(/cursor/);
+    expect(() => decodeDocumentCursor(Buffer.from('[1]').toString('base64url'), '-updatedAt')).toThrow(/cursor/);
+  });
+});
