@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -58,8 +61,11 @@ export async function createTestApp(
   existingDatabase?: TestDatabase,
 ): Promise<TestApp> {
   const database = existingDatabase ?? (await createTestDatabase(kind));
+  // Each app has its own file store, removed with it.
+  const storageDir = mkdtempSync(join(tmpdir(), 'dms-files-'));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
+    STORAGE_DIR: storageDir,
     DATABASE_URL: database.url,
     DB_MIGRATIONS_RUN: 'true',
     JWT_SECRET: randomBytes(32).toString('hex'),
@@ -70,7 +76,7 @@ export async function createTestApp(
     ...extraEnv,
   };
   let started = await startApp(env);
-  const seed = await seedDemoData(started.app.get(DataSource), TEST_PASSWORD);
+  const seed = await seedDemoData(started.app.get(DataSource), TEST_PASSWORD, started.config.storage.dir);
 
   const testApp: TestApp = {
     kind,
@@ -110,6 +116,7 @@ export async function createTestApp(
     async close() {
       await started.app.close();
       await database.drop();
+      rmSync(storageDir, { recursive: true, force: true });
     },
   };
   return testApp;

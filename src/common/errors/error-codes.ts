@@ -21,6 +21,10 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
+  project_not_found: 404,
+  version_not_found: 404,
+  document_archived: 409,
+  range_not_satisfiable: 416,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
