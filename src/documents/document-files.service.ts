@@ -3,7 +3,9 @@ import { Inject, Injectable, Logger, type ArgumentMetadata } from '@nestjs/commo
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import { MAX_BODY_DEPTH } from '../common/http/request-guards.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
+import { describeIllFormedText, inspectJson } from '../common/validation/json-bounds.validator.js';
 import { storageConfig, type StorageConfig } from '../config/configuration.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
@@ -252,6 +254,13 @@ export class DocumentFilesService {
       } catch {
         throw invalid('metadata must be the JSON text of an object.');
       }
+      // What the JSON body guard checks on the update before the DTO sees it (prototype keys, depth,
+      // ill-formed text), for the same metadata arriving as form text.
+      const shape = inspectJson(body.metadata, MAX_BODY_DEPTH);
+      if (shape.forbiddenKey) throw invalid(`metadata must not contain the key "${shape.forbiddenKey}".`);
+      if (shape.depth > MAX_BODY_DEPTH)
+        throw invalid(`metadata must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
+      if (shape.illFormedText) throw invalid(describeIllFormedText(shape.illFormedText, 'metadata'));
     }
     return (await this.validate(body, CreateDocumentDto)) as CreateDocumentDto;
   }

@@ -145,8 +145,8 @@ export class DocumentVersionsRepository {
     const [rows, [count]] = await Promise.all([
       this.sql.select<Record<string, unknown>>(
         `SELECT ${VERSION_COLUMNS.join(', ')} FROM document_versions WHERE documentId = ? ` +
-          `ORDER BY version DESC LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-        [documentId],
+          'ORDER BY version DESC LIMIT ? OFFSET ?',
+        [documentId, limit, offset],
       ),
       this.sql.select<{ total: number | string }>(
         'SELECT COUNT(*) AS total FROM document_versions WHERE documentId = ?',

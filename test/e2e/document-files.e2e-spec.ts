@@ -176,7 +176,7 @@ describe.each(databasesUnderTest())('documents with files on %s', (kind) => {
 
     beforeAll(async () => {
       const response = await create(tokens.alice, basics(), fileOf('Résumé 報告.html', bytes, 'text/html'));
-      expect(response.status).toBe(201);
+      if (response.status !== 201) throw new Error(`setup upload failed: ${response.status}`);
       id = response.body.document.id;
       etag = `"${sha256(bytes)}"`;
     });
@@ -419,7 +419,7 @@ describe.each(databasesUnderTest())('documents with files on %s', (kind) => {
         outsider: await t.login(`nina-${kind}`),
       };
       const created = await create(as.owner, basics(team), fileOf('plan.txt', 'the plan'));
-      expect(created.status).toBe(201);
+      if (created.status !== 201) throw new Error(`setup upload failed: ${created.status}`);
       documentId = created.body.document.id;
     });
 

@@ -73,9 +73,10 @@ export async function storeContents(t: TestApp): Promise<{ files: string[]; temp
  * that need more people than the seed has. Answers their id.
  */
 export async function addPlainUser(t: TestApp, username: string): Promise<string> {
-  const [{ passwordHash }] = (await t.dataSource.query('SELECT passwordHash FROM users WHERE id = ?', [
-    t.user('alice').id,
-  ])) as { passwordHash: string }[];
+  const [{ passwordHash }] = await t.dataSource.query<{ passwordHash: string }[]>(
+    'SELECT passwordHash FROM users WHERE id = ?',
+    [t.user('alice').id],
+  );
   const role = await t.dataSource.getRepository(Role).findOneByOrFail({ name: 'user' });
   const user = Object.assign(new User(), {
     id: randomUUID(),
