@@ -319,3 +319,70 @@ describe.each(databasesUnderTest())('upload failures on %s', (kind) => {
     }
   });
 });
+
+describe.each(databasesUnderTest())('upload deadlines on %s', (kind) => {
+  /** Short, so that a stalled client is cut off quickly; a trickling upload outlasts it many times. */
+  const TIMEOUT_MS = 400;
+  let t: TestApp;
+  let alice: string;
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) });
+    alice = await t.login('alice');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Opens a raw connection and sends the request head of a multipart upload of `body`. */
+  async function startUpload(body: Buffer, contentType: string) {
+    const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.on('error', () => undefined);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `POST /api/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${alice}\r\nConnection: close\r\n` +
+        `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    return { socket, response: () => closed.then(() => received) };
+  }
+
+  it('lets an upload that keeps sending run past REQUEST_TIMEOUT_MS', async () => {
+    const { body, contentType } = multipartBody([
+      { name: 'projectId', value: t.seed.projects[0].id },
+      { name: 'documentTypeId', value: t.seed.documentTypes[0].id },
+      { name: 'file', fileName: 'slow.bin', bytes: Buffer.alloc(3000, 5) },
+    ]);
+    const { socket, response } = await startUpload(body, contentType);
+    const pieces = 12;
+    const size = Math.ceil(body.length / pieces);
+    const started = Date.now();
+    for (let piece = 0; piece < pieces; piece++) {
+      socket.write(body.subarray(piece * size, (piece + 1) * size));
+      await sleep(TIMEOUT_MS / 4);
+    }
+    const answer = await response();
+    // The whole upload took several deadlines, and still succeeded.
+    expect(Date.now() - started).toBeGreaterThan(2 * TIMEOUT_MS);
+    expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+  });
+
+  it('answers 408 to an upload that stalls, and keeps nothing', async () => {
+    const before = await t.dataSource.getRepository(Document).count();
+    const { body, contentType } = multipartBody([
+      { name: 'projectId', value: t.seed.projects[0].id },
+      { name: 'documentTypeId', value: t.seed.documentTypes[0].id },
+      { name: 'file', fileName: 'stalled.bin', bytes: Buffer.alloc(3000, 6) },
+    ]);
+    const { socket, response } = await startUpload(body, contentType);
+    socket.write(body.subarray(0, body.length - 1000));
+    const answer = await response();
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"error":"request_timeout"');
+    await eventually(async () => (await storeContents(t)).temporary.length === 0, 'tmp/ emptied');
+    expect(await t.dataSource.getRepository(Document).count()).toBe(before);
+  });
+});
