@@ -328,7 +328,7 @@ export class DocumentFilesService {
     try {
       return await check();
     } catch (error) {
-      if (error instanceof ApiError && !request.raw.complete) {
+      if (error instanceof ApiError && !request.raw.readableEnded) {
         throw new ApiError(error.code, error.details, { ...error.headers, connection: 'close' });
       }
       throw error;

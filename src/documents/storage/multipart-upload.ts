@@ -148,8 +148,8 @@ function copyLists(lists: Record<string, string[]>): Record<string, string[]> {
  * another name, a text part named `file`, a repeated or over-long field, an empty file, a bad file
  * name (400), a file over `maxFileBytes` (413, as soon as the limit is crossed). On any failure,
  * including a client that disconnects mid-upload, nothing is left in the store or its tmp/.
- * When the request body was not read to its end, the error asks for `Connection: close`, so that
- * the rest of an unwanted body is not read.
+ * When the request body was not read to its end, the error answer carries `Connection: close`, so
+ * that the rest of an unwanted body is not read and the connection is not reused.
  */
 export async function readMultipartUpload(
   request: FastifyRequest,
@@ -225,8 +225,14 @@ export async function readMultipartUpload(
   } catch (error) {
     await pending?.abort();
     const translated = translate(error, { maxFields });
-    if (translated instanceof ApiError && !request.raw.complete) {
-      throw new ApiError(translated.code, translated.details, { ...translated.headers, connection: 'close' });
+    // Not `complete` (the parser has seen the whole body): bytes it parsed may still sit unread in
+    // the request stream or in busboy, and a keep-alive connection would then never read its next
+    // request. Only a body read to its end leaves the connection reusable.
+    if (!request.raw.readableEnded) {
+      void reply.header('connection', 'close');
+      if (translated instanceof ApiError) {
+        throw new ApiError(translated.code, translated.details, { ...translated.headers, connection: 'close' });
+      }
     }
     throw translated;
   }
