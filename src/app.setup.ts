@@ -1,3 +1,4 @@
+import fastifyMultipart from '@fastify/multipart';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { ConnectionDraining } from './common/http/draining.js';
@@ -7,6 +8,7 @@ import { enforceRequestDeadline } from './common/http/request-deadline.js';
 import { createSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import type { HttpConfig } from './config/configuration.js';
+import { MULTIPART_PLUGIN_OPTIONS } from './documents/storage/multipart-upload.js';
 
 export { createFastifyAdapter } from './common/http/fastify-adapter.js';
 
@@ -31,6 +33,9 @@ export async function configureApp(app: NestFastifyApplication, config: HttpConf
     done(rejectBeforeBody(request));
   });
   enforceRequestDeadline(fastify, config.requestTimeoutMs);
+  // Multipart is parsed only where a handler reads it (readMultipartUpload, on the upload routes);
+  // rejectBeforeBody answers 415 to it on every other route before any body byte is read.
+  await app.register(fastifyMultipart, MULTIPART_PLUGIN_OPTIONS);
 
   fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (draining.active) void reply.header('connection', 'close');

@@ -38,7 +38,9 @@ async function bootstrap(): Promise<void> {
   if (config.jwt.generated) {
     logger.warn('JWT_SECRET is not set: using a random secret, so tokens end when the process restarts.', 'Config');
   }
-  const seeded = config.seed.demo ? await seedDemoDataIfEmpty(app.get(DataSource), config.seed) : undefined;
+  const seeded = config.seed.demo
+    ? await seedDemoDataIfEmpty(app.get(DataSource), config.seed, config.storage.dir)
+    : undefined;
 
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool, exit 0;
   // exit 1 if that takes longer than the grace period.

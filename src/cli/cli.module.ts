@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { databaseConfig, passwordHashConfig, seedConfig } from '../config/configuration.js';
+import { databaseConfig, passwordHashConfig, seedConfig, storageConfig } from '../config/configuration.js';
 import { SCHEMA } from '../data-source.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -15,7 +15,7 @@ import { UsersModule } from '../users/users.module.js';
       isGlobal: true,
       ignoreEnvFile: true,
       skipProcessEnv: true,
-      load: [databaseConfig, passwordHashConfig, seedConfig],
+      load: [databaseConfig, passwordHashConfig, seedConfig, storageConfig],
     }),
     DatabaseModule.forRoot(SCHEMA),
     UsersModule,

@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
+import { storageConfig, type StorageConfig } from '../config/configuration.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { storageConfig } from '../config/configuration.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
+import { DocumentFilesController } from './document-files.controller.js';
+import { DocumentFilesService } from './document-files.service.js';
 import { DocumentParticipants } from './document-participants.service.js';
+import { DocumentVersionsRepository } from './document-versions.repository.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
@@ -14,15 +17,17 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([DocumentHistory]), ProjectsModule, EventsModule],
-  controllers: [DocumentsController],
+  controllers: [DocumentFilesController, DocumentsController],
   providers: [
     DocumentsService,
     DocumentsRepository,
     DocumentAccessPolicy,
     DocumentParticipants,
     TrashPurgeScheduler,
-    // The file store (doc-files wires the same two providers; keep one copy when merging).
-    { provide: FILE_STORE_ROOT, inject: [storageConfig.KEY], useFactory: (storage: { dir: string }) => storage.dir },
+    DocumentFilesService,
+    DocumentVersionsRepository,
+    // The content-addressed store under STORAGE_DIR; its onModuleInit removes what a crash left in tmp/.
+    { provide: FILE_STORE_ROOT, inject: [storageConfig.KEY], useFactory: (storage: StorageConfig) => storage.dir },
     FileStore,
   ],
   exports: [DocumentParticipants, DocumentsService],

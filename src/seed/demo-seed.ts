@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
+import { DocumentVersion } from '../documents/entities/document-version.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
+import { FileStore } from '../documents/storage/file-store.js';
+import { detectMediaType } from '../documents/storage/media-type.js';
 import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { Project } from '../projects/entities/project.entity.js';
 import type { ProjectRole } from '../projects/project-role.js';
@@ -41,11 +45,52 @@ const DEMO_USERS = [
 /** Notifications per (status, type) pair for alice: 4 x 4 x 4 = 64, more than three default pages. */
 const PER_PAIR_FOR_MAIN_USER = 4;
 
+/** A small, valid one-page PDF saying `text`, so a demo download opens in any viewer. */
+export function demoPdf(text: string): Buffer {
+  const safe = text.replace(/[\\()]/g, '');
+  const stream = `BT /F1 18 Tf 72 720 Td (${safe}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, index) => {
+    offsets.push(body.length);
+    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+/** Stores `bytes` in the file store under `storageDir`; answers its sha256, size and media type. */
+async function storeDemoFile(store: FileStore, bytes: Buffer) {
+  const pending = await store.begin();
+  try {
+    await pending.write(Readable.from([bytes]));
+    const stored = await pending.commit();
+    return { ...stored, mimeType: await detectMediaType(pending.head) };
+  } finally {
+    await pending.abort();
+  }
+}
+
 /**
- * Fills an empty database with demo data (users, roles, projects, types, documents and
- * notifications). Refuses when any user exists, so it can never touch real data.
+ * Fills an empty database with demo data (users, roles, projects, types, documents with their
+ * files in the store under `storageDir`, and notifications). Refuses when any user exists, so it
+ * can never touch real data.
  */
-export async function seedDemoData(dataSource: DataSource, password: string | undefined): Promise<SeedSummary> {
+export async function seedDemoData(
+  dataSource: DataSource,
+  password: string | undefined,
+  storageDir: string,
+): Promise<SeedSummary> {
   if (!password) {
     throw new SeedRefusedError('SEED_PASSWORD must be set to seed a production database.');
   }
@@ -106,6 +151,11 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
   );
 
   const owners = [alice, alice, alice, bob, bob, bob, admin, admin];
+  const store = new FileStore(storageDir);
+  const files: { sha256: string; size: number; mimeType: string }[] = [];
+  for (const [index, owner] of owners.entries()) {
+    files.push(await storeDemoFile(store, demoPdf(`Demo document ${index + 1}, uploaded by ${owner.username}`)));
+  }
   const documents = owners.map((owner, index) =>
     Object.assign(new Document(), {
       id: randomUUID(),
@@ -114,8 +164,9 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
       title: `${types[index % 2].name} ${index + 1} for ${projects[index % 2].name}`,
       description: `Demo document ${index + 1}, uploaded by ${owner.username}.`,
       fileName: `document-${index + 1}.pdf`,
-      fileSize: 10_000 + index * 1_234,
-      mimeType: 'application/pdf',
+      fileSize: files[index].size,
+      mimeType: files[index].mimeType,
+      sha256: files[index].sha256,
       currentVersion: 1,
       status: 'draft',
       tags: index % 2 ? ['spec'] : ['contract', 'legal'],
@@ -124,6 +175,20 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
       rowVersion: 1,
       createdAt: at(5_000 - index),
       updatedAt: at(5_000 - index),
+    }),
+  );
+
+  const versions = documents.map((document) =>
+    Object.assign(new DocumentVersion(), {
+      documentId: document.id,
+      version: 1,
+      fileName: document.fileName,
+      fileSize: document.fileSize,
+      mimeType: document.mimeType,
+      sha256: document.sha256,
+      comment: '',
+      uploadedBy: document.uploadedBy,
+      createdAt: document.createdAt,
     }),
   );
 
@@ -200,6 +265,7 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
     await manager.insert(ProjectMember, members);
     await manager.insert(DocumentType, types);
     await manager.insert(Document, documents as QueryDeepPartialEntity<Document>[]);
+    await manager.insert(DocumentVersion, versions);
     for (let start = 0; start < notifications.length; start += 200) {
       await manager.insert(Notification, notifications.slice(start, start + 200));
     }
@@ -211,9 +277,10 @@ export async function seedDemoData(dataSource: DataSource, password: string | un
 export async function seedDemoDataIfEmpty(
   dataSource: DataSource,
   config: Pick<SeedConfig, 'password'>,
+  storageDir: string,
 ): Promise<SeedSummary | undefined> {
   if ((await dataSource.getRepository(User).count()) > 0) return undefined;
-  return seedDemoData(dataSource, config.password);
+  return seedDemoData(dataSource, config.password, storageDir);
 }
 
 export interface DemoLogin {

@@ -3,14 +3,15 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { withCliContext } from '../cli/cli-support.js';
 import { ConfigError } from '../config/config-error.js';
-import { seedConfig } from '../config/configuration.js';
+import { seedConfig, storageConfig } from '../config/configuration.js';
 import { demoLogins, demoPasswordNote, SeedRefusedError, seedDemoData } from './demo-seed.js';
 
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   await withCliContext(async (context) => {
     const seed = context.get<ReturnType<typeof seedConfig>>(seedConfig.KEY);
-    const summary = await seedDemoData(context.get(DataSource), seed.password);
+    const storage = context.get<ReturnType<typeof storageConfig>>(storageConfig.KEY);
+    const summary = await seedDemoData(context.get(DataSource), seed.password, storage.dir);
     if (json) {
       console.log(JSON.stringify(summary));
       return;

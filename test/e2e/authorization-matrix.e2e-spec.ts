@@ -27,7 +27,7 @@ const PERSONA_NOTES: Record<Persona, string> = {
 };
 
 interface Row {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Route as Nest registers it (":param" placeholders). */
   route: string;
   /** Who may call it, as declared on the route. */
@@ -65,6 +65,38 @@ export const MATRIX: Row[] = [
     expected: [401, 200, 200, 200, 200, 401],
   },
   { method: 'GET', route: '/api/documents', rule: 'policy: document', expected: [401, 200, 200, 200, 200, 401] },
+  { method: 'POST', route: '/api/documents', rule: 'policy: document', expected: [401, 415, 415, 415, 415, 401] },
+  {
+    method: 'GET',
+    route: '/api/documents/:documentId',
+    rule: 'policy: document',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'GET',
+    route: '/api/documents/:documentId/content',
+    rule: 'policy: document',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'HEAD',
+    route: '/api/documents/:documentId/content',
+    rule: 'policy: document',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'GET',
+    route: '/api/documents/:documentId/versions',
+    rule: 'policy: document',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/versions',
+    rule: 'policy: document',
+    // A JSON body is refused (415), after the change permission, which is checked before any byte is read.
+    expected: [401, 415, 403, 415, 415, 401],
+  },
   { method: 'GET', route: '/api/documents/trash', rule: 'policy: document', expected: [401, 200, 200, 200, 200, 401] },
   {
     method: 'POST',

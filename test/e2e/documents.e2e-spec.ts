@@ -17,6 +17,7 @@ const DOCUMENT_FIELDS = [
   'metadata',
   'mimeType',
   'projectId',
+  'sha256',
   'status',
   'tags',
   'title',
@@ -88,6 +89,7 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
     uploadedBy: document.uploadedBy,
     createdAt: document.createdAt.toISOString(),
     updatedAt: document.updatedAt.toISOString(),
+    sha256: document.sha256,
   });
 
   beforeAll(async () => {

@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -66,8 +69,11 @@ export async function createTestApp(
   existingDatabase?: TestDatabase,
 ): Promise<TestApp> {
   const database = existingDatabase ?? (await createTestDatabase(kind));
+  // Each app has its own file store, removed with it.
+  const storageDir = mkdtempSync(join(tmpdir(), 'dms-files-'));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
+    STORAGE_DIR: storageDir,
     DATABASE_URL: database.url,
     DB_MIGRATIONS_RUN: 'true',
     JWT_SECRET: randomBytes(32).toString('hex'),
@@ -80,7 +86,7 @@ export async function createTestApp(
   let started = await startApp(env);
   // SEED_PASSWORD (e.g. the development default the Swagger examples use) replaces the test password.
   const seedPassword = extraEnv.SEED_PASSWORD ?? TEST_PASSWORD;
-  const seed = await seedDemoData(started.app.get(DataSource), seedPassword);
+  const seed = await seedDemoData(started.app.get(DataSource), seedPassword, started.config.storage.dir);
 
   const testApp: TestApp = {
     kind,
@@ -120,6 +126,7 @@ export async function createTestApp(
     async close() {
       await started.app.close();
       await database.drop();
+      rmSync(storageDir, { recursive: true, force: true });
     },
   };
   return testApp;

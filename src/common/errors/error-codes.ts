@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
+  version_not_found: 404,
+  range_not_satisfiable: 416,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

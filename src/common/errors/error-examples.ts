@@ -30,6 +30,8 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   document_type_in_use: 'The document type Contract is used by 12 document(s).',
   invalid_transition: 'A document in published cannot move to in_review; allowed: archived.',
   document_archived: 'The document is archived; move it back to draft before changing it.',
+  version_not_found: 'The document has no version 4; its current version is 3.',
+  range_not_satisfiable: 'The range starts past the end of the file (2048 bytes).',
   last_manager: 'A project keeps at least one manager; make another member manager first.',
   precondition_failed: 'If-Match does not match the document\'s current ETag "v7"; fetch it again and retry.',
   payload_too_large: 'The request body is larger than this service accepts.',

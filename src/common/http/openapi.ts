@@ -45,9 +45,11 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
   },
   ETag: {
-    description: 'Version of the returned document, to send back as If-Match.',
+    description:
+      'Version of the returned document, `"v<rowVersion>"`, to send back as If-Match; on file content the ' +
+      'strong tag `"<sha256>"` of the bytes, to send back as If-None-Match.',
     required: true,
-    schema: { type: 'string', maxLength: 24, pattern: '^"v[0-9]{1,20}"$' },
+    schema: { type: 'string', maxLength: 66, pattern: '^"(v[0-9]{1,20}|[0-9a-f]{64})"$' },
   },
   Location: {
     description: 'URL of the resource the request created.',
@@ -111,6 +113,18 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         if (status === '201' && createsAddressable) headers.Location = headerRef('Location');
         // A stale If-Match is answered with the current ETag, so the client can retry without a GET.
         if (status === '412') headers.ETag = headerRef('ETag');
+        // File content carries the strong ETag of its bytes (200, 206, 416, and the 304 of If-None-Match).
+        if (path.endsWith('/content') && ['200', '206', '304', '416'].includes(status)) headers.ETag = headerRef('ETag');
+        for (const header of Object.values(headers) as Json[]) {
+          const schema = header.schema as Json | undefined;
+          // Response headers are bounded like request headers (Node's 16 KiB header limit).
+          if (schema?.type === 'string') schema.maxLength ??= 8192;
+        }
+        for (const media of Object.values((response.content as Record<string, Json> | undefined) ?? {})) {
+          const schema = media.schema as Json | undefined;
+          // A file's bytes: at most the largest upload UPLOAD_MAX_BYTES allows (1 TiB).
+          if (schema?.type === 'string' && schema.format === 'binary') schema.maxLength ??= 1_099_511_627_776;
+        }
         if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
         response.headers = headers;
 
@@ -118,6 +132,7 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         if (schema?.$ref === '#/components/schemas/ErrorResponseDto') {
           const content = (response.content as Record<string, Json>)['application/json'];
           content.examples = errorExamples(Number(status), String(response.description));
+          delete content.example; // `example` and `examples` exclude each other
         }
       }
     }
@@ -149,6 +164,7 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
  */
 function boundScalars(schema: Json): void {
   if (schema.type === 'string') {
+    if (schema.format === 'binary') schema.maxLength ??= 1_099_511_627_776;
     if (schema.format === 'uuid') schema.maxLength ??= 36;
     if (schema.format === 'date-time') schema.maxLength ??= 30;
   }

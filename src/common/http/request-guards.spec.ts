@@ -2,8 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { invalidBody, invalidQuery } from './request-guards.js';
 
-const withQuery = (query: Record<string, string | string[]>) => ({ query }) as unknown as FastifyRequest;
-const withBody = (body: unknown) => ({ method: 'PUT', body }) as unknown as FastifyRequest;
+const withQuery = (query: Record<string, string | string[]>) =>
+  ({ query, routeOptions: { config: {} } }) as unknown as FastifyRequest;
+const withBody = (body: unknown) =>
+  ({ method: 'PUT', body, routeOptions: { config: {} } }) as unknown as FastifyRequest;
 
 describe('request guards', () => {
   it('refuses query parameter names and values with lone surrogates, naming the parameter', () => {

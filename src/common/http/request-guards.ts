@@ -3,6 +3,7 @@ import { missingHost, routeNotFound, unsupportedMediaType } from '../errors/erro
 import { ApiError } from '../errors/error-codes.js';
 import { hasLoneSurrogate } from '../text/unicode.js';
 import { describeIllFormedText, inspectJson } from '../validation/json-bounds.validator.js';
+import { isMultipartUploadRoute } from './transfer-routes.js';
 
 /** Any JSON body nested deeper than this is refused before class-transformer walks it recursively. */
 export const MAX_BODY_DEPTH = 32;
@@ -18,7 +19,8 @@ function isPlainObject(value: unknown): boolean {
 /**
  * What can be refused from the request line and headers alone, before the body is read:
  * an HTTP/1.1 request without Host (400), an unknown route (404, whatever its body or content
- * type), a body that is not JSON (415). Undefined when the request may go on.
+ * type), a body that is not JSON (415) — or, on an upload route (MULTIPART_UPLOAD_ROUTE), a body
+ * that is not multipart/form-data (415). Undefined when the request may go on.
  */
 export function rejectBeforeBody(request: FastifyRequest): ApiError | undefined {
   if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) return missingHost();
@@ -29,6 +31,11 @@ export function rejectBeforeBody(request: FastifyRequest): ApiError | undefined 
     (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
   if (!hasBody) return undefined;
   const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (isMultipartUploadRoute(request)) {
+    return type === 'multipart/form-data'
+      ? undefined
+      : new ApiError('unsupported_media_type', 'Send the upload as multipart/form-data.');
+  }
   return type === 'application/json' ? undefined : unsupportedMediaType();
 }
 
@@ -37,7 +44,8 @@ export function rejectBeforeBody(request: FastifyRequest): ApiError | undefined 
  * deep, and every string and key in it well-formed UTF-16.
  */
 export function invalidBody(request: FastifyRequest): ApiError | undefined {
-  if (!hasBodyMethod(request)) return undefined;
+  // An upload's body is a stream the handler reads (readMultipartUpload checks its parts).
+  if (!hasBodyMethod(request) || isMultipartUploadRoute(request)) return undefined;
   if (request.body === undefined) {
     if (request.method === 'POST') return undefined; // e.g. logout, which takes no body
     return new ApiError('validation_failed', 'The request body must be a JSON object; send {} for no changes.');

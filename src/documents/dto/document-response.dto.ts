@@ -76,6 +76,18 @@ export class DocumentDto {
   @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-10-02T14:12:09.123Z' })
   updatedAt: string;
 
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    pattern: '^[0-9a-f]{64}$',
+    maxLength: 64,
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    description:
+      "SHA-256 (hex) of the current version's bytes, also the content's strong ETag; null only for a " +
+      'document migrated from before files were stored.',
+  })
+  sha256: string | null;
+
   static from(document: Document): DocumentDto {
     return {
       id: document.id,
@@ -93,6 +105,7 @@ export class DocumentDto {
       uploadedBy: document.uploadedBy,
       createdAt: document.createdAt.toISOString(),
       updatedAt: document.updatedAt.toISOString(),
+      sha256: document.sha256,
     };
   }
 }

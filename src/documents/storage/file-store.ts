@@ -194,8 +194,30 @@ export class FileStore implements OnModuleInit {
     return removed;
   }
 
-  /** Moves a fully written, fsynced temporary file to its content address (internal to PendingWrite). */
-  async place(tempPath: string, sha256: string): Promise<void> {
+  /**
+   * Removes a file that `place()` created, unless it was touched since (its mtime is no longer
+   * `mtimeMs`: a commit of identical bytes reused it for another row). Answers whether it did.
+   * For undoing a commit whose database row failed; the purge collects any file this leaves.
+   */
+  async removeIfUntouched(sha256: string, mtimeMs: number): Promise<boolean> {
+    const path = this.pathOf(sha256);
+    try {
+      if ((await stat(path)).mtimeMs !== mtimeMs) return false;
+      await unlink(path);
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    await syncDirectory(dirname(path));
+    return true;
+  }
+
+  /**
+   * Moves a fully written, fsynced temporary file to its content address (internal to PendingWrite).
+   * Answers whether it created the file (false: identical bytes were stored already) and the
+   * placed file's mtime.
+   */
+  async place(tempPath: string, sha256: string): Promise<{ created: boolean; mtimeMs: number }> {
     const target = this.pathOf(sha256);
     const directory = dirname(target);
     const created = await mkdir(directory, { recursive: true });
@@ -205,7 +227,7 @@ export class FileStore implements OnModuleInit {
       await unlink(tempPath);
       const now = new Date();
       await utimes(target, now, now);
-      return;
+      return { created: false, mtimeMs: now.getTime() };
     }
     // A concurrent commit of the same bytes may win the race: rename then replaces a file with an
     // identical one, atomically, which readers cannot tell apart.
@@ -219,6 +241,7 @@ export class FileStore implements OnModuleInit {
         if (parent === stop || parent === dirname(parent)) break;
       }
     }
+    return { created: true, mtimeMs: (await stat(target)).mtimeMs };
   }
 }
 
@@ -234,6 +257,7 @@ export class PendingWrite {
   private digest: string | undefined;
   private commitment: Promise<StoredFile> | undefined;
   private abortion: Promise<void> | undefined;
+  private placed: { created: boolean; mtimeMs: number } | undefined;
 
   constructor(
     private readonly store: FileStore,
@@ -314,7 +338,7 @@ export class PendingWrite {
       throw new Error(`Cannot commit a pending write that is ${this.state}.`);
     }
     try {
-      await this.store.place(this.tempPath, this.digest);
+      this.placed = await this.store.place(this.tempPath, this.digest);
     } catch (error) {
       // Not abort(): that waits for this very commit.
       this.abortion ??= this.removeTemporaryFile();
@@ -323,6 +347,17 @@ export class PendingWrite {
     }
     this.state = 'committed';
     return { sha256: this.digest, size: this.bytes };
+  }
+
+  /**
+   * Undoes a commit whose database row did not commit: removes the stored file if this commit
+   * created it and nothing reused it since (see FileStore.removeIfUntouched). Identical bytes that
+   * were stored before stay. A no-op unless committed.
+   */
+  async undoCommit(): Promise<void> {
+    if (this.state !== 'committed' || !this.placed?.created || this.digest === undefined) return;
+    this.placed = { ...this.placed, created: false };
+    await this.store.removeIfUntouched(this.digest, this.placed.mtimeMs);
   }
 
   /** Removes the temporary file. Safe to call any number of times, and a no-op once committed. */

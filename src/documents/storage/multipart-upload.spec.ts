@@ -124,6 +124,7 @@ describe('readMultipartUpload on a real Fastify server', () => {
         try {
           const upload = await readMultipartUpload(request, reply, store, {
             maxFileBytes,
+            repeatableFields: ['tags'],
             beforeFile: (fields) => {
               if (fields.refuse !== undefined) throw new Error('refused before the file');
             },
@@ -199,6 +200,7 @@ describe('readMultipartUpload on a real Fastify server', () => {
     const sha = sha256Of(bytes);
     expect(body).toEqual({
       fields: { title: 'Quarterly report', description: 'Ünïcödé fields survive' },
+      lists: {},
       fileName: 'Caf\u00e9 report.pdf', // NFC
       declaredType: 'text/plain',
       mimeType: 'application/pdf', // the bytes, not the declaration
@@ -208,6 +210,19 @@ describe('readMultipartUpload on a real Fastify server', () => {
     });
     expect(await readFile(store.pathOf(sha))).toEqual(bytes);
     expect(await contents()).toEqual({ stored: [sha], temporary: [] });
+  });
+
+  it('collects a repeatable field sent several times, in order, apart from the other fields', async () => {
+    const form = new FormData();
+    form.append('tags', 'b');
+    form.append('title', 'Tagged');
+    form.append('tags', 'a');
+    form.append('tags', 'b');
+    form.append('file', new Blob(['tagged']), 'tagged.txt');
+    const response = await fetch(`${base}/upload`, { method: 'POST', body: form });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ fields: { title: 'Tagged' }, lists: { tags: ['b', 'a', 'b'] } });
   });
 
   it('accepts a file of exactly the limit', async () => {

@@ -4,22 +4,7 @@ import { ApiError } from '../../common/errors/error-codes.js';
 import { FileTooLargeError, type FileStore, type PendingWrite } from './file-store.js';
 import { detectMediaType } from './media-type.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Set on the routes that take a multipart upload; every other route keeps refusing multipart with 415. */
-    multipartUpload?: boolean;
-  }
-}
-
-/**
- * Route config of an upload route (`@RouteConfig(MULTIPART_UPLOAD_ROUTE)` in Nest). The request
- * guard that answers 415 to anything but JSON lets multipart/form-data through on these routes only.
- */
-export const MULTIPART_UPLOAD_ROUTE = { multipartUpload: true } as const;
-
-export function isMultipartUploadRoute(request: FastifyRequest): boolean {
-  return request.routeOptions.config?.multipartUpload === true;
-}
+export { isMultipartUploadRoute, MULTIPART_UPLOAD_ROUTE } from '../../common/http/transfer-routes.js';
 
 /**
  * Options for registering `@fastify/multipart` (`app.register(fastifyMultipart, MULTIPART_PLUGIN_OPTIONS)`).
@@ -41,16 +26,20 @@ export interface MultipartUploadOptions {
   maxFields?: number;
   /** At most this many bytes per text field (default 64 KiB). */
   maxFieldBytes?: number;
+  /** Fields that may be sent more than once (e.g. one `tags` field per tag); collected in `lists`. */
+  repeatableFields?: readonly string[];
   /**
    * Called with the text fields once the file part starts and before any of its bytes are stored:
    * throw (e.g. an ApiError) to refuse the request without receiving the file.
    */
-  beforeFile?: (fields: Record<string, string>) => void | Promise<void>;
+  beforeFile?: (fields: Record<string, string>, lists: Record<string, string[]>) => void | Promise<void>;
 }
 
 export interface MultipartUpload {
   /** The text fields sent before the file part, by name. */
   fields: Record<string, string>;
+  /** The repeatable fields (`repeatableFields`) that were sent, each with its values in order. */
+  lists: Record<string, string[]>;
   /** The client's file name reduced to its last path segment, NFC, validated. */
   fileName: string;
   /** The part's declared Content-Type (lower-cased essence, as busboy reports it). */
@@ -147,6 +136,10 @@ function translate(error: unknown, options: Required<Pick<MultipartUploadOptions
   return error;
 }
 
+function copyLists(lists: Record<string, string[]>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(lists).map(([name, values]) => [name, [...values]]));
+}
+
 /**
  * Reads a multipart/form-data upload in streaming mode: text fields first, then exactly one file
  * part named `file`, which is streamed (never buffered whole) into a pending write of `store`,
@@ -155,8 +148,8 @@ function translate(error: unknown, options: Required<Pick<MultipartUploadOptions
  * another name, a text part named `file`, a repeated or over-long field, an empty file, a bad file
  * name (400), a file over `maxFileBytes` (413, as soon as the limit is crossed). On any failure,
  * including a client that disconnects mid-upload, nothing is left in the store or its tmp/.
- * When the request body was not read to its end, the error asks for `Connection: close`, so that
- * the rest of an unwanted body is not read.
+ * When the request body was not read to its end, the error answer carries `Connection: close`, so
+ * that the rest of an unwanted body is not read and the connection is not reused.
  */
 export async function readMultipartUpload(
   request: FastifyRequest,
@@ -169,6 +162,8 @@ export async function readMultipartUpload(
   if (!request.isMultipart()) throw new ApiError('unsupported_media_type', 'Send the upload as multipart/form-data.');
 
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  const lists: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  const repeatable = new Set(options.repeatableFields ?? []);
   let pending: PendingWrite | undefined;
   let fileName = '';
   let declaredType = '';
@@ -201,6 +196,10 @@ export async function readMultipartUpload(
         if (typeof part.value !== 'string') {
           throw invalid(`The form field ${quoted(name)} must be plain text.`);
         }
+        if (repeatable.has(name)) {
+          (lists[name] ??= []).push(part.value);
+          continue;
+        }
         if (Object.hasOwn(fields, name)) throw invalid(`The form field ${quoted(name)} was sent more than once.`);
         fields[name] = part.value;
         continue;
@@ -210,7 +209,7 @@ export async function readMultipartUpload(
       }
       fileName = cleanFileName(part.filename);
       declaredType = part.mimetype;
-      await options.beforeFile?.({ ...fields });
+      await options.beforeFile?.({ ...fields }, copyLists(lists));
       const write = await store.begin({ maxBytes: options.maxFileBytes });
       pending = write;
       // Guarantees the temporary file goes with the response, whatever the caller does next.
@@ -226,14 +225,21 @@ export async function readMultipartUpload(
   } catch (error) {
     await pending?.abort();
     const translated = translate(error, { maxFields });
-    if (translated instanceof ApiError && !request.raw.complete) {
-      throw new ApiError(translated.code, translated.details, { ...translated.headers, connection: 'close' });
+    // Not `complete` (the parser has seen the whole body): bytes it parsed may still sit unread in
+    // the request stream or in busboy, and a keep-alive connection would then never read its next
+    // request. Only a body read to its end leaves the connection reusable.
+    if (!request.raw.readableEnded) {
+      void reply.header('connection', 'close');
+      if (translated instanceof ApiError) {
+        throw new ApiError(translated.code, translated.details, { ...translated.headers, connection: 'close' });
+      }
     }
     throw translated;
   }
 
   return {
     fields: { ...fields },
+    lists: copyLists(lists),
     fileName,
     declaredType,
     mimeType: await detectMediaType(pending.head, declaredType),

@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+import { UpdateDocumentDto } from './update-document.dto.js';
+
+/**
+ * The text fields of `POST /api/documents`, once collected from the form (tags from the repeated
+ * `tags` field, metadata parsed from its JSON text): validated by the same rules as the metadata
+ * update, which it extends, plus the project and type.
+ */
+export class CreateDocumentDto extends UpdateDocumentDto {
+  @ApiProperty({
+    format: 'uuid',
+    description: 'Project to create the document in (you must be a contributor or manager).',
+  })
+  @IsUUID('all', { message: 'projectId must be a UUID' })
+  readonly projectId: string;
+
+  @ApiProperty({ format: 'uuid', description: 'Type of the document (GET /api/document-types).' })
+  @IsUUID('all', { message: 'documentTypeId must be a UUID' })
+  readonly documentTypeId: string;
+}
+
+/**
+ * The multipart/form-data body of `POST /api/documents` as Swagger shows it: the same fields and
+ * bounds as CreateDocumentDto, except that `metadata` travels as JSON text, plus the file part.
+ */
+export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadata', 'title'] as const) {
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 255,
+    example: 'Q3 supplier contract',
+    description: 'Default: the file name without its extension. 1-255 characters, not blank.',
+  })
+  readonly title?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 65_536,
+    example: '{"department":"legal"}',
+    description:
+      'JSON text of an object (at most 16 KiB as JSON, 8 levels deep, no "__proto__", "constructor" or ' +
+      '"prototype" keys). Default {}.',
+  })
+  readonly metadata?: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description:
+      'The file: exactly one part named "file", after every text field. Not empty, at most UPLOAD_MAX_BYTES; ' +
+      'its file name (last path segment kept) 1-255 characters without control or bidi characters.',
+  })
+  readonly file: unknown;
+}
