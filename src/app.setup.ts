@@ -8,7 +8,7 @@ import { enforceRequestDeadline } from './common/http/request-deadline.js';
 import { createSecurityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import type { HttpConfig } from './config/configuration.js';
-import { MULTIPART_PLUGIN_OPTIONS } from './documents/storage/multipart-upload.js';
+import { MULTIPART_PLUGIN_OPTIONS } from './storage/multipart-upload.js';
 
 export { createFastifyAdapter } from './common/http/fastify-adapter.js';
 

@@ -37,7 +37,7 @@ import {
   ifNoneMatchSatisfied,
   ifRangeAllowsRange,
   parseRange,
-} from './storage/content-response.js';
+} from '../storage/content-response.js';
 
 /** An error answer in Swagger, with one example per code it may carry. */
 function ApiErrors(status: number, ...examples: [code: ErrorCode, details: string][]) {

@@ -17,8 +17,8 @@ import { DOCUMENT_LIMITS } from './dto/update-document.dto.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 import { DocumentVersion } from './entities/document-version.entity.js';
 import { Document } from './entities/document.entity.js';
-import { FileStore, type StoredFileStream, type ByteRange } from './storage/file-store.js';
-import { readMultipartUpload, type MultipartUpload } from './storage/multipart-upload.js';
+import { FileStore, type StoredFileStream, type ByteRange } from '../storage/file-store.js';
+import { readMultipartUpload, type MultipartUpload } from '../storage/multipart-upload.js';
 
 /** The text fields a create form may carry (tags repeat, once per tag). */
 const CREATE_FIELDS = new Set(['projectId', 'documentTypeId', 'title', 'description', 'metadata']);

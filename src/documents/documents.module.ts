@@ -12,7 +12,7 @@ import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
-import { FILE_STORE_ROOT, FileStore } from './storage/file-store.js';
+import { FILE_STORE_ROOT, FileStore } from '../storage/file-store.js';
 import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
 
 @Module({

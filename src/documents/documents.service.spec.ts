@@ -6,7 +6,7 @@ import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsRepository, type DocumentWithAccess, type DocumentWrite } from './documents.repository.js';
 import type { ProjectRole } from '../projects/project-role.js';
 import { storageConfig } from '../config/configuration.js';
-import { FileStore } from './storage/file-store.js';
+import { FileStore } from '../storage/file-store.js';
 import { DocumentsService, ifMatchSatisfied, normalizeTags } from './documents.service.js';
 import { Document } from './entities/document.entity.js';
 

@@ -19,7 +19,7 @@ import type { ListDocumentsQueryDto, ListTrashQueryDto } from './dto/list-docume
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentHistory, type DocumentHistoryAction, type FieldChange } from './entities/document-history.entity.js';
 import { Document, type DocumentStatus } from './entities/document.entity.js';
-import { FileStore } from './storage/file-store.js';
+import { FileStore } from '../storage/file-store.js';
 
 type EditableField = keyof EditableDocumentFields;
 const EDITABLE_FIELDS: EditableField[] = ['title', 'description', 'tags', 'metadata'];

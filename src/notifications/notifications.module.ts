@@ -6,6 +6,5 @@ import { NotificationsService } from './notifications.service.js';
 @Module({
   controllers: [NotificationsController],
   providers: [NotificationsService, NotificationsRepository],
-  exports: [NotificationsService],
 })
 export class NotificationsModule {}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentHistory } from '../../src/documents/entities/document-history.entity.js';
 import { DocumentVersion } from '../../src/documents/entities/document-version.entity.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
-import { FileStore } from '../../src/documents/storage/file-store.js';
+import { FileStore } from '../../src/storage/file-store.js';
 import { OutboxEvent } from '../../src/events/entities/outbox-event.entity.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

@@ -6,7 +6,7 @@ import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentsService } from '../../src/documents/documents.service.js';
 import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
-import { FileStore } from '../../src/documents/storage/file-store.js';
+import { FileStore } from '../../src/storage/file-store.js';
 import { addDocument, addUser, type DocumentFixture } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

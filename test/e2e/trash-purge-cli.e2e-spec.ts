@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
-import { FileStore } from '../../src/documents/storage/file-store.js';
+import { FileStore } from '../../src/storage/file-store.js';
 import { addDocument } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

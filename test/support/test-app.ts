@@ -124,6 +124,9 @@ export async function createTestApp(
       started = await startApp(env);
     },
     async close() {
+      // Tests leave sockets open on purpose (stalled or half-sent uploads): end them, or the server's
+      // close waits for Node's 60 s request timeout on each.
+      (started.app.getHttpServer() as { closeAllConnections(): void }).closeAllConnections();
       await started.app.close();
       await database.drop();
       rmSync(storageDir, { recursive: true, force: true });

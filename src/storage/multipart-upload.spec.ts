@@ -14,8 +14,8 @@ import { runInNewContext } from 'node:vm';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mapError } from '../../common/errors/error-mapping.js';
-import { rejectBeforeBody } from '../../common/http/request-guards.js';
+import { mapError } from '../common/errors/error-mapping.js';
+import { rejectBeforeBody } from '../common/http/request-guards.js';
 import { FileStore } from './file-store.js';
 import {
   cleanFileName,

@@ -14,8 +14,8 @@ import { FastifyAdapter, RouteConfig, type NestFastifyApplication } from '@nestj
 import { Test } from '@nestjs/testing';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AllExceptionsFilter } from '../../common/errors/all-exceptions.filter.js';
-import { rejectBeforeBody } from '../../common/http/request-guards.js';
+import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { rejectBeforeBody } from '../common/http/request-guards.js';
 import { FILE_STORE_ROOT, FileStore } from './file-store.js';
 import {
   isMultipartUploadRoute,

@@ -1,10 +1,10 @@
 import type { FastifyMultipartBaseOptions, Multipart } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../common/errors/error-codes.js';
+import { ApiError } from '../common/errors/error-codes.js';
 import { FileTooLargeError, type FileStore, type PendingWrite } from './file-store.js';
 import { detectMediaType } from './media-type.js';
 
-export { isMultipartUploadRoute, MULTIPART_UPLOAD_ROUTE } from '../../common/http/transfer-routes.js';
+export { isMultipartUploadRoute, MULTIPART_UPLOAD_ROUTE } from '../common/http/transfer-routes.js';
 
 /**
  * Options for registering `@fastify/multipart` (`app.register(fastifyMultipart, MULTIPART_PLUGIN_OPTIONS)`).
