@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -20,6 +21,21 @@ export const USER_LIMITS = { usernameMax: 255, emailMax: 320, nameMax: 100, role
 const isPresent = (_object: object, value: unknown) => value !== undefined;
 const lowerCaseIds = ({ value }: { value: unknown }) =>
   Array.isArray(value) ? value.map((item) => normaliseUuid(item) ?? item) : value;
+
+/** The roleIds rules, shared by create and update: unique UUIDs in any case, stored lower-case. */
+const RoleIds = () =>
+  // In the order stacked decorators would apply (bottom-up), so the first error reported stays the same.
+  applyDecorators(
+    Transform(lowerCaseIds),
+    IsArray(),
+    ArrayMaxSize(USER_LIMITS.rolesMax),
+    IsString({ each: true, message: 'roleIds entries must be UUIDs' }),
+    Matches(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
+      each: true,
+      message: 'roleIds entries must be UUIDs',
+    }),
+    ArrayUnique({ message: 'roleIds must not repeat a role' }),
+  );
 
 const ROLE_IDS_DOC: ApiPropertyOptions = {
   type: [String],
@@ -84,15 +100,7 @@ export class CreateUserDto {
   readonly password: string;
 
   @ApiProperty(ROLE_IDS_DOC)
-  @ArrayUnique({ message: 'roleIds must not repeat a role' })
-  @Matches(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
-    each: true,
-    message: 'roleIds entries must be UUIDs',
-  })
-  @IsString({ each: true, message: 'roleIds entries must be UUIDs' })
-  @ArrayMaxSize(USER_LIMITS.rolesMax)
-  @IsArray()
-  @Transform(lowerCaseIds)
+  @RoleIds()
   readonly roleIds: string[];
 }
 
@@ -131,15 +139,7 @@ export class UpdateUserDto {
 
   @ApiPropertyOptional(ROLE_IDS_DOC)
   @ValidateIf(isPresent)
-  @ArrayUnique({ message: 'roleIds must not repeat a role' })
-  @Matches(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
-    each: true,
-    message: 'roleIds entries must be UUIDs',
-  })
-  @IsString({ each: true, message: 'roleIds entries must be UUIDs' })
-  @ArrayMaxSize(USER_LIMITS.rolesMax)
-  @IsArray()
-  @Transform(lowerCaseIds)
+  @RoleIds()
   readonly roleIds?: string[];
 }
 
