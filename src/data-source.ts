@@ -1,3 +1,5 @@
+import { NotificationPreference } from './notifications/entities/notification-preference.entity.js';
+import { NotificationStreamTicket } from './notifications/entities/notification-stream-ticket.entity.js';
 import type { DataSourceOptions } from 'typeorm';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
@@ -35,6 +37,8 @@ export const ENTITIES = [
   NotificationCount,
   OutboxEvent,
   AuditEvent,
+  NotificationPreference,
+  NotificationStreamTicket,
 ];
 export { MIGRATIONS };
 

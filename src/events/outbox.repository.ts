@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { EntityRows, type SqlTransaction } from '../database/sql-runner.js';
 import type { DomainEvent } from './domain-event.js';
 import { OutboxEvent } from './entities/outbox-event.entity.js';
+import { signalOutboxWrite } from './outbox-signal.js';
 import { OUTBOX_COLUMNS, OUTBOX_INSERT_SQL } from './outbox.sql.js';
 
 /**
@@ -26,6 +27,7 @@ export class OutboxRepository {
       createdAt: at,
       dispatchedAt: null,
     });
+    signalOutboxWrite();
     return [OUTBOX_INSERT_SQL, OUTBOX_COLUMNS.map((column) => this.rows.toColumn(column, row[column]))];
   }
 

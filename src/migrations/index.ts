@@ -13,6 +13,7 @@ import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
 import { AuditEvents1763800000020 } from './1763800000020-AuditEvents.js';
 import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeNameKeys.js';
 import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
+import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbox.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   DocumentSearchAndWorkflow1763800000018,
   AuditEvents1763800000020,
   DocumentTypeNameKeys1763800000021,
+  NotificationInbox1763800000030,
 ];

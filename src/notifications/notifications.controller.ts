@@ -1,29 +1,73 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
+  ApiProduces,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
-import { Authenticated } from '../common/http/route-access.js';
+import { Authenticated, Public } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
+import { uuidParam } from '../common/pipes/uuid.pipe.js';
+import type { DomainEventType } from '../events/domain-event.js';
+import {
+  NotificationResponseDto,
+  PreferencesResponseDto,
+  ReadAllDto,
+  ReadAllResponseDto,
+  StreamQueryDto,
+  StreamTicketDto,
+  UnreadCountDto,
+  UpdateNotificationDto,
+  UpdatePreferencesDto,
+} from './dto/inbox.dto.js';
 import { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import { NotificationDto, NotificationListResponseDto } from './dto/notification-list-response.dto.js';
 import { encodeCursor } from './notification-cursor.js';
+import type { ChannelChoice } from './notification-preferences.js';
 import { NotificationsService } from './notifications.service.js';
+import { NotificationStreamService } from './stream/notification-stream.service.js';
+
+const NOT_FOUND = {
+  type: ErrorResponseDto,
+  description: "notification_not_found (also for another user's notification)",
+};
 
 @ApiTags('notifications')
 @ApiBearerAuth()
 @Authenticated()
 @Controller('api/notifications')
 export class NotificationsController {
-  constructor(private readonly notifications: NotificationsService) {}
+  constructor(
+    private readonly notifications: NotificationsService,
+    private readonly streams: NotificationStreamService,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -54,5 +98,175 @@ export class NotificationsController {
         next ? encodeCursor(next) : null,
       ),
     };
+  }
+
+  @Get('unread-count')
+  @ApiOperation({
+    summary: "The caller's unread notifications, in all and by type",
+    description: 'Read from the trigger-kept counts table (no COUNT over notifications): exact after every change.',
+  })
+  @ApiOkResponse({ type: UnreadCountDto })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  unreadCount(@CurrentUser() user: AuthenticatedUser): Promise<UnreadCountDto> {
+    return this.notifications.unreadCount(user.id);
+  }
+
+  @Post('read-all')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Mark the caller's unread notifications read",
+    description:
+      'Optional filters combine with AND: type, status, and before (ISO date-time: only notifications created ' +
+      'at or before it). Notifications created after the request began stay unread.',
+  })
+  @ApiOkResponse({ type: ReadAllResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors({ body: true })
+  async readAll(@Body() body: ReadAllDto, @CurrentUser() user: AuthenticatedUser): Promise<ReadAllResponseDto> {
+    const requestStart = new Date();
+    return { updated: await this.notifications.readAll(user.id, body ?? {}, requestStart) };
+  }
+
+  @Get('preferences')
+  @ApiOperation({
+    summary: "The caller's channel choices for every event type",
+    description:
+      'Defaults: in_app on for every event; email on for document.updated, document.version_added, ' +
+      'document.status_changed and project.member_added. E-mail is only sent when the service has SMTP_URL.',
+  })
+  @ApiOkResponse({ type: PreferencesResponseDto })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async preferences(@CurrentUser() user: AuthenticatedUser): Promise<PreferencesResponseDto> {
+    return { preferences: await this.notifications.preferences(user.id) };
+  }
+
+  @Put('preferences')
+  @ApiOperation({
+    summary: 'Change channel choices',
+    description: 'Any subset of the event types, each with both channels; answers the whole set.',
+  })
+  @ApiOkResponse({ type: PreferencesResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors({ body: true })
+  async updatePreferences(
+    @Body() body: UpdatePreferencesDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<PreferencesResponseDto> {
+    const choices: Partial<Record<DomainEventType, ChannelChoice>> = {};
+    for (const [event, choice] of Object.entries(body.preferences)) {
+      if (choice) choices[event as DomainEventType] = { in_app: choice.in_app, email: choice.email };
+    }
+    return { preferences: await this.notifications.updatePreferences(user.id, choices) };
+  }
+
+  @Post('stream-tickets')
+  @ApiOperation({
+    summary: 'A single-use ticket for the notification stream',
+    description:
+      'For EventSource, which cannot send headers: GET /api/notifications/stream?ticket=... within expiresIn ' +
+      'seconds (at most 60). The stream then lives as long as the token that asked for the ticket.',
+  })
+  @ApiCreatedResponse({ type: StreamTicketDto })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  createStreamTicket(
+    @CurrentUser() user: AuthenticatedUser,
+    @Headers('authorization') authorization: string,
+  ): Promise<StreamTicketDto> {
+    return this.notifications.createStreamTicket(user.id, this.streams.tokenOf(authorization));
+  }
+
+  @Get('stream')
+  @Public() // Authenticated in the handler: by the header, or by a ticket (no header possible).
+  @ApiOperation({
+    summary: "Live stream of the caller's notifications (Server-Sent Events)",
+    description:
+      'Authorization header or ?ticket=. Events: `notification` (id: the notification id, data: as the list ' +
+      'shows it) and `unread-count` (data {unread}) after every change of the count, the first right away. ' +
+      'Last-Event-ID replays newer notifications of the caller (up to 1000). A heartbeat comment every ' +
+      'SSE_HEARTBEAT_SECONDS. Ends within 30 s of logout, deactivation or token expiry. Not cut by the request ' +
+      'deadline.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'The event stream',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example:
+          'id: 9b2f...\nevent: notification\ndata: {"id":"9b2f...",...}\n\nevent: unread-count\ndata: {"unread":3}\n\n',
+      },
+    },
+  })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no or bad token or ticket' })
+  @ApiTooManyRequestsResponse({
+    type: ErrorResponseDto,
+    description: 'too_many_requests: SSE_MAX_STREAMS_PER_USER open',
+  })
+  @ApiCommonErrors()
+  async stream(
+    @Query() query: StreamQueryDto,
+    @Headers('authorization') authorization: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const session = await this.streams.authenticate(authorization, query.ticket);
+    await this.streams.open(session, request, reply);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: "One of the caller's notifications" })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: NotificationResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: id is not a UUID' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiCommonErrors()
+  async get(
+    @Param('id', uuidParam('id')) id: string,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<NotificationResponseDto> {
+    return { notification: NotificationDto.from(await this.notifications.get(user.id, id)) };
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Mark one notification read or unread',
+    description:
+      'read=true: readAt set (kept if already read), status read. read=false: readAt null, status back to its ' +
+      'delivery status (sent, pending or failed). Idempotent.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: NotificationResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiCommonErrors({ body: true })
+  async update(
+    @Param('id', uuidParam('id')) id: string,
+    @Body() body: UpdateNotificationDto,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<NotificationResponseDto> {
+    return { notification: NotificationDto.from(await this.notifications.setRead(user.id, id, body.read)) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete one notification',
+    description: 'Gone from the list, the counts and stream replays.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: id is not a UUID' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiCommonErrors()
+  async remove(@Param('id', uuidParam('id')) id: string, @CurrentUser() user: AuthenticatedUser): Promise<void> {
+    await this.notifications.remove(user.id, id);
   }
 }

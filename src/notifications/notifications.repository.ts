@@ -1,28 +1,50 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EntityRows, SqlRunner } from '../database/sql-runner.js';
-import { Notification } from './entities/notification.entity.js';
+import type { DomainEventType } from '../events/domain-event.js';
+import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
+import { NotificationStreamTicket } from './entities/notification-stream-ticket.entity.js';
+import {
+  deleteOwnStatement,
+  markReadStatement,
+  markUnreadStatement,
+  newerThanStatement,
+  ownNotificationStatement,
+  readAllStatement,
+  unreadByTypeStatement,
+  type ReadAllFilters,
+} from './inbox.sql.js';
 import type { NotificationCursor } from './notification-cursor.js';
+import type { ChannelChoice } from './notification-preferences.js';
 import {
   notificationCountStatement,
   notificationPageStatement,
   type NotificationListFilters,
 } from './notifications.sql.js';
 
+export interface UnreadCount {
+  unread: number;
+  byType: Record<NotificationType, number>;
+}
+
 /**
- * Every statement and row mapping of the notification list. Hand-written SQL (notifications.sql.ts)
- * on the shared runner: this is a hot path, and TypeORM's query building and entity hydration cost
- * more CPU here than the database work itself.
+ * Every statement and row mapping of the notification list and inbox. Hand-written SQL
+ * (notifications.sql.ts, inbox.sql.ts) on the shared runner: this is a hot path, and TypeORM's
+ * query building and entity hydration cost more CPU here than the database work itself.
  */
 @Injectable()
 export class NotificationsRepository {
   private readonly rows: EntityRows<Notification>;
+  private readonly tickets: EntityRows<NotificationStreamTicket>;
+  private readonly mysql: boolean;
 
   constructor(
     dataSource: DataSource,
     private readonly sql: SqlRunner,
   ) {
     this.rows = new EntityRows(dataSource, Notification);
+    this.tickets = new EntityRows(dataSource, NotificationStreamTicket);
+    this.mysql = dataSource.options.type === 'mysql';
   }
 
   /** How many of the user's notifications match the filters (exact). */
@@ -46,5 +68,103 @@ export class NotificationsRepository {
       ...notificationPageStatement(userId, filters, take, offset, position),
     );
     return rows.map((row) => this.rows.fromRow(row));
+  }
+
+  /** One of the user's notifications; another user's is null. */
+  async findOwn(userId: string, id: string): Promise<Notification | null> {
+    const [row] = await this.sql.select<Record<string, unknown>>(...ownNotificationStatement(userId, id));
+    return row ? this.rows.fromRow(row) : null;
+  }
+
+  /** Sets the read state; answers whether a row changed. */
+  async setRead(userId: string, id: string, read: boolean, at: Date): Promise<boolean> {
+    const statement = read
+      ? markReadStatement(userId, id, this.rows.toColumn('readAt', at))
+      : markUnreadStatement(userId, id);
+    return (await this.sql.transaction((tx) => tx.execute(...statement))) > 0;
+  }
+
+  async readAll(userId: string, filters: ReadAllFilters, before: Date, at: Date): Promise<number> {
+    const statement = readAllStatement(
+      userId,
+      filters,
+      this.rows.toColumn('createdAt', before),
+      this.rows.toColumn('readAt', at),
+    );
+    return this.sql.transaction((tx) => tx.execute(...statement));
+  }
+
+  async unreadCount(userId: string): Promise<UnreadCount> {
+    const rows = await this.sql.select<{ notificationType: string; total: string | number }>(
+      ...unreadByTypeStatement(userId),
+    );
+    const byType = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, 0])) as Record<NotificationType, number>;
+    for (const row of rows) {
+      if (row.notificationType in byType) byType[row.notificationType as NotificationType] = Number(row.total);
+    }
+    return { unread: Object.values(byType).reduce((sum, value) => sum + value, 0), byType };
+  }
+
+  async deleteOwn(userId: string, id: string): Promise<boolean> {
+    return (await this.sql.transaction((tx) => tx.execute(...deleteOwnStatement(userId, id)))) > 0;
+  }
+
+  /** The user's notifications created after the given one, oldest first (empty when it is not theirs). */
+  async newerThan(userId: string, id: string, limit: number): Promise<Notification[]> {
+    const anchor = await this.findOwn(userId, id);
+    if (!anchor) return [];
+    const rows = await this.sql.select<Record<string, unknown>>(
+      ...newerThanStatement(userId, this.rows.toColumn('createdAt', anchor.createdAt), anchor.id, limit),
+    );
+    return rows.map((row) => this.rows.fromRow(row));
+  }
+
+  storedPreferences(userId: string): Promise<{ event: string; inApp: unknown; email: unknown }[]> {
+    return this.sql.select('SELECT event, inApp, email FROM notification_preferences WHERE userId = ?', [userId]);
+  }
+
+  /** Stores the given choices (one statement per event, in one transaction). */
+  async savePreferences(userId: string, choices: Partial<Record<DomainEventType, ChannelChoice>>): Promise<void> {
+    const upsert = this.mysql
+      ? `INSERT INTO notification_preferences (userId, event, inApp, email) VALUES (?, ?, ?, ?)
+         ON DUPLICATE KEY UPDATE inApp = VALUES(inApp), email = VALUES(email)`
+      : `INSERT INTO notification_preferences (userId, event, inApp, email) VALUES (?, ?, ?, ?)
+         ON CONFLICT (userId, event) DO UPDATE SET inApp = excluded.inApp, email = excluded.email`;
+    await this.sql.transaction(async (tx) => {
+      for (const [event, choice] of Object.entries(choices)) {
+        await tx.execute(upsert, [userId, event, choice.in_app ? 1 : 0, choice.email ? 1 : 0]);
+      }
+    });
+  }
+
+  async createTicket(ticket: NotificationStreamTicket, now: Date): Promise<void> {
+    const values = (['id', 'userId', 'tokenVersion', 'tokenExpiresAt', 'expiresAt'] as const).map((column) =>
+      this.tickets.toColumn(column, ticket[column]),
+    );
+    await this.sql.transaction(async (tx) => {
+      // Expired tickets are removed as new ones are made: the table stays as small as the live ones.
+      await tx.execute('DELETE FROM notification_stream_tickets WHERE expiresAt < ?', [
+        this.tickets.toColumn('expiresAt', now),
+      ]);
+      await tx.execute(
+        'INSERT INTO notification_stream_tickets (id, userId, tokenVersion, tokenExpiresAt, expiresAt) VALUES (?, ?, ?, ?, ?)',
+        values,
+      );
+    });
+  }
+
+  /** Uses the ticket up: answers it if it existed and had not expired, and deletes it either way. */
+  async consumeTicket(id: string, now: Date): Promise<NotificationStreamTicket | null> {
+    return this.sql.transaction(async (tx) => {
+      const [row] = await tx.select<Record<string, unknown>>(
+        'SELECT id, userId, tokenVersion, tokenExpiresAt, expiresAt FROM notification_stream_tickets WHERE id = ?',
+        [id],
+      );
+      if (!row) return null;
+      // The DELETE decides between two concurrent uses: only one removes the row.
+      if ((await tx.execute('DELETE FROM notification_stream_tickets WHERE id = ?', [id])) !== 1) return null;
+      const ticket = this.tickets.fromRow(row);
+      return ticket.expiresAt.getTime() > now.getTime() ? ticket : null;
+    });
   }
 }

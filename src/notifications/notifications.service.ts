@@ -1,9 +1,14 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/error-codes.js';
+import type { DomainEventType } from '../events/domain-event.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
+import type { ReadAllDto } from './dto/inbox.dto.js';
 import type { Notification } from './entities/notification.entity.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
-import { NotificationsRepository } from './notifications.repository.js';
+import { preferenceSet, type ChannelChoice, type PreferenceSet } from './notification-preferences.js';
+import { NotificationsRepository, type UnreadCount } from './notifications.repository.js';
+import { NotificationHub } from './stream/notification-hub.js';
 
 export interface NotificationPage {
   notifications: Notification[];
@@ -12,9 +17,17 @@ export interface NotificationPage {
   next: NotificationCursor | null;
 }
 
+/** Stream tickets live at most this long. */
+export const STREAM_TICKET_SECONDS = 60;
+
+export const ticketId = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
+
 @Injectable()
 export class NotificationsService {
-  constructor(private readonly notifications: NotificationsRepository) {}
+  constructor(
+    private readonly notifications: NotificationsRepository,
+    private readonly hub: NotificationHub,
+  ) {}
 
   /**
    * One user's notifications, newest first, with the exact total for the same filters. A page
@@ -37,4 +50,80 @@ export class NotificationsService {
     const next = rows.length > query.limit && last ? { createdAt: last.createdAt, id: last.id } : null;
     return { notifications, total, next };
   }
+
+  /** Another user's notification is not found, like one that does not exist. */
+  async get(userId: string, id: string): Promise<Notification> {
+    const notification = await this.notifications.findOwn(userId, id);
+    if (!notification) throw notFound(id);
+    return notification;
+  }
+
+  async setRead(userId: string, id: string, read: boolean): Promise<Notification> {
+    if (await this.notifications.setRead(userId, id, read, new Date())) this.hub.publish({ kind: 'count', userId });
+    return this.get(userId, id);
+  }
+
+  /** Notifications created after `requestStart` stay unread whatever `before` says. */
+  async readAll(userId: string, filters: ReadAllDto, requestStart: Date): Promise<number> {
+    const before = filters.before
+      ? new Date(Math.min(Date.parse(filters.before), requestStart.getTime()))
+      : requestStart;
+    const updated = await this.notifications.readAll(
+      userId,
+      { type: filters.type, status: filters.status },
+      before,
+      new Date(),
+    );
+    if (updated > 0) this.hub.publish({ kind: 'count', userId });
+    return updated;
+  }
+
+  unreadCount(userId: string): Promise<UnreadCount> {
+    return this.notifications.unreadCount(userId);
+  }
+
+  async remove(userId: string, id: string): Promise<void> {
+    if (!(await this.notifications.deleteOwn(userId, id))) throw notFound(id);
+    this.hub.publish({ kind: 'count', userId });
+  }
+
+  async preferences(userId: string): Promise<PreferenceSet> {
+    return preferenceSet(await this.notifications.storedPreferences(userId));
+  }
+
+  async updatePreferences(
+    userId: string,
+    choices: Partial<Record<DomainEventType, ChannelChoice>>,
+  ): Promise<PreferenceSet> {
+    await this.notifications.savePreferences(userId, choices);
+    return this.preferences(userId);
+  }
+
+  /** A single-use stream ticket bound to the caller's token (its version and expiry). */
+  async createStreamTicket(
+    userId: string,
+    token: { version: number; expiresAt: Date },
+  ): Promise<{ ticket: string; expiresIn: number }> {
+    const now = new Date();
+    const expiresIn = Math.max(
+      1,
+      Math.min(STREAM_TICKET_SECONDS, Math.floor((token.expiresAt.getTime() - now.getTime()) / 1000)),
+    );
+    const ticket = randomBytes(32).toString('base64url');
+    await this.notifications.createTicket(
+      {
+        id: ticketId(ticket),
+        userId,
+        tokenVersion: token.version,
+        tokenExpiresAt: token.expiresAt,
+        expiresAt: new Date(now.getTime() + expiresIn * 1000),
+      },
+      now,
+    );
+    return { ticket, expiresIn };
+  }
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('notification_not_found', `You have no notification with the id ${id}.`);
 }

@@ -14,6 +14,12 @@ export const NOTIFICATION_COLUMNS = [
   'status',
   'readAt',
   'createdAt',
+  'event',
+  'documentId',
+  'sourceEventId',
+  'deliveryStatus',
+  'attempts',
+  'nextAttemptAt',
 ] as const;
 
 export interface NotificationListFilters {

@@ -10,7 +10,18 @@ import {
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
-const NOTIFICATION_FIELDS = ['createdAt', 'id', 'message', 'notificationType', 'readAt', 'status', 'subject', 'userId'];
+const NOTIFICATION_FIELDS = [
+  'createdAt',
+  'documentId',
+  'event',
+  'id',
+  'message',
+  'notificationType',
+  'readAt',
+  'status',
+  'subject',
+  'userId',
+];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Username = 'alice' | 'bob' | 'admin';
@@ -72,6 +83,8 @@ function asJson(notification: Notification) {
     status: notification.status,
     readAt: notification.readAt ? notification.readAt.toISOString() : null,
     createdAt: notification.createdAt.toISOString(),
+    event: notification.event ?? null,
+    documentId: notification.documentId ?? null,
   };
 }
 

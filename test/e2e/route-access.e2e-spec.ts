@@ -75,6 +75,12 @@ describe('every route declares who may call it', () => {
       .filter((route) => route.access?.kind === 'public')
       .map((route) => route.route)
       .sort();
-    expect(open).toEqual(['GET /health/live', 'GET /health/ready', 'POST /api/auth/login']);
+    // The notification stream authenticates in its handler: by the header or by a single-use ticket.
+    expect(open).toEqual([
+      'GET /api/notifications/stream',
+      'GET /health/live',
+      'GET /health/ready',
+      'POST /api/auth/login',
+    ]);
   });
 });

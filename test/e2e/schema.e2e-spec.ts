@@ -35,6 +35,8 @@ const CANONICAL_TABLES = [
   'document_types',
   'document_versions',
   'documents',
+  'notification_preferences',
+  'notification_stream_tickets',
   'notifications',
   'outbox_events',
   'project_members',

@@ -38,6 +38,17 @@ export class NotificationDto {
   @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-10-02T14:00:00.000Z' })
   createdAt: string;
 
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'document.status_changed',
+    description: 'The event it was made from; null for notifications not made from an event',
+  })
+  event: string | null;
+
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The document the event was about' })
+  documentId: string | null;
+
   static from(notification: Notification): NotificationDto {
     return {
       id: notification.id,
@@ -48,6 +59,8 @@ export class NotificationDto {
       status: notification.status,
       readAt: notification.readAt ? notification.readAt.toISOString() : null,
       createdAt: notification.createdAt.toISOString(),
+      event: notification.event ?? null,
+      documentId: notification.documentId ?? null,
     };
   }
 }

@@ -1,0 +1,142 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DocumentParticipants } from '../../documents/document-participants.service.js';
+import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
+import { onOutboxWrite } from '../../events/outbox-signal.js';
+import { ProjectMembership } from '../../projects/project-membership.service.js';
+import { NotificationDto } from '../dto/notification-list-response.dto.js';
+import type { Notification } from '../entities/notification.entity.js';
+import { defaultChoice } from '../notification-preferences.js';
+import { notificationText } from '../notification-texts.js';
+import { NotificationHub } from '../stream/notification-hub.js';
+import { DeliveryRepository } from './delivery.repository.js';
+import { Poller } from './poller.js';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from './notification-channel.js';
+
+/** Events per transaction. */
+const BATCH_SIZE = 50;
+/** Polling keeps other instances' events within the 1 s target; this instance's own are nudged at once. */
+export const DISPATCH_POLL_MS = 250;
+const NUDGE_DELAY_MS = 15;
+
+/**
+ * Turns outbox events into notifications, exactly once per (event, recipient, channel): one
+ * transaction per event claims it (SKIP LOCKED on MySQL, a conditional UPDATE on both), inserts its
+ * notifications and marks it dispatched, so a process killed mid-batch commits no half event, and
+ * the next run (here or on another instance) does the rest. The unique index on (sourceEventId, userId,
+ * notificationType) refuses a second row should an event ever be dispatched twice.
+ */
+@Injectable()
+export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('NotificationDispatcher');
+  private readonly poller = new Poller(DISPATCH_POLL_MS, () => this.dispatchBatch(), this.logger);
+  private stopListening: (() => void) | undefined;
+  /** Called after a batch committed e-mail notifications (the e-mail worker's nudge). */
+  onEmailsQueued: (() => void) | undefined;
+
+  constructor(
+    private readonly delivery: DeliveryRepository,
+    private readonly members: ProjectMembership,
+    private readonly participants: DocumentParticipants,
+    private readonly hub: NotificationHub,
+    @Inject(NOTIFICATION_CHANNELS) private readonly channels: NotificationChannel[],
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopListening = onOutboxWrite(() => this.poller.wake(NUDGE_DELAY_MS));
+    this.poller.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopListening?.();
+    await this.poller.stop();
+  }
+
+  /**
+   * One batch; answers whether a full batch was found (more may be waiting). Each event is claimed
+   * and its notifications inserted in one transaction of its own, after its recipients and texts
+   * were read outside it: the transaction holds its locks only for the writes.
+   */
+  async dispatchBatch(): Promise<boolean> {
+    const events = await this.delivery.pendingEvents(BATCH_SIZE);
+    for (const event of events) {
+      const now = new Date();
+      const rows = await this.notificationsFor(event, now);
+      const stored = await this.delivery.sql.transaction(async (tx) => {
+        if (!(await this.delivery.claimEvent(tx, event.id, now))) return [];
+        const inserted = await this.delivery.insertNotifications(tx, rows);
+        if (inserted !== rows.length) {
+          // Some existed (the unique index held): which rows are new is unknown, so none is published.
+          this.logger.warn(`event ${event.id} was dispatched before; kept the existing notifications`);
+          return [];
+        }
+        return rows;
+      });
+      for (const notification of stored) {
+        this.hub.publish({
+          kind: 'notification',
+          userId: notification.userId,
+          notification: NotificationDto.from(notification),
+        });
+      }
+      if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
+    }
+    return events.length === BATCH_SIZE;
+  }
+
+  private async recipientIds(event: OutboxEvent): Promise<string[]> {
+    let ids: string[];
+    if (event.type === 'project.member_added') ids = event.subjectUserId ? [event.subjectUserId] : [];
+    else if (event.type === 'document.created')
+      ids = event.projectId ? await this.members.memberIds(event.projectId) : [];
+    else ids = event.documentId ? await this.participants.of(event.documentId) : [];
+    // Never the one who made the change.
+    return [...new Set(ids)].filter((id) => id !== event.actorId);
+  }
+
+  private async notificationsFor(event: OutboxEvent, now: Date): Promise<Notification[]> {
+    const recipients = await this.delivery.activeUsers(await this.recipientIds(event));
+    if (recipients.length === 0) return [];
+    const [actorName, documentTitle, projectName, stored] = await Promise.all([
+      this.delivery.displayName(event.actorId),
+      event.documentId ? this.delivery.documentTitle(event.documentId) : null,
+      event.projectId ? this.delivery.projectName(event.projectId) : null,
+      this.delivery.preferences(
+        event.type,
+        recipients.map((recipient) => recipient.id),
+      ),
+    ]);
+    const { subject, message } = notificationText({
+      type: event.type,
+      actorName: actorName ?? 'Someone',
+      documentTitle,
+      projectName,
+      payload: event.payload ?? {},
+    });
+    const rows: Notification[] = [];
+    for (const recipient of recipients) {
+      const storedChoice = stored.get(recipient.id);
+      const choice = storedChoice
+        ? { in_app: storedChoice.inApp, email: storedChoice.email }
+        : defaultChoice(event.type);
+      for (const channel of this.channels) {
+        if (!channel.configured || !channel.wanted(choice, recipient)) continue;
+        rows.push(
+          this.delivery.newNotification({
+            userId: recipient.id,
+            subject,
+            message,
+            notificationType: channel.type,
+            status: channel.initialStatus,
+            deliveryStatus: channel.initialStatus,
+            createdAt: now,
+            event: event.type,
+            documentId: event.documentId,
+            sourceEventId: event.id,
+            nextAttemptAt: channel.deliver ? now : null,
+          }),
+        );
+      }
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,128 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { DOMAIN_EVENT_TYPES } from '../../events/domain-event.js';
+import { NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from '../entities/notification.entity.js';
+import { NotificationDto } from './notification-list-response.dto.js';
+
+export class NotificationResponseDto {
+  @ApiProperty({ type: NotificationDto })
+  notification: NotificationDto;
+}
+
+export class UpdateNotificationDto {
+  @ApiProperty({ description: 'true: mark read (readAt kept if already read); false: mark unread', example: true })
+  @IsDefined({ message: 'read is required (true or false)' })
+  @IsBoolean({ message: 'read must be true or false' })
+  readonly read: boolean;
+}
+
+export class ReadAllDto {
+  @ApiPropertyOptional({ enum: NOTIFICATION_TYPES, description: 'Only notifications of this notificationType' })
+  @IsOptional()
+  @IsIn(NOTIFICATION_TYPES, { message: `type must be one of: ${NOTIFICATION_TYPES.join(', ')}` })
+  readonly type?: string;
+
+  @ApiPropertyOptional({ enum: NOTIFICATION_STATUSES, description: 'Only notifications in this status' })
+  @IsOptional()
+  @IsIn(NOTIFICATION_STATUSES, { message: `status must be one of: ${NOTIFICATION_STATUSES.join(', ')}` })
+  readonly status?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-10-02T14:00:00.000Z',
+    description: 'Only notifications created at or before this instant (never later than the request itself)',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'before must be an ISO 8601 date-time, e.g. 2026-10-02T14:00:00Z' })
+  readonly before?: string;
+}
+
+export class ReadAllResponseDto {
+  @ApiProperty({ description: 'How many notifications became read', example: 12 })
+  updated: number;
+}
+
+export class UnreadByTypeDto {
+  @ApiProperty({ example: 1 }) email: number;
+  @ApiProperty({ example: 0 }) sms: number;
+  @ApiProperty({ example: 0 }) push: number;
+  @ApiProperty({ example: 4 }) in_app: number;
+}
+
+export class UnreadCountDto {
+  @ApiProperty({ example: 5 })
+  unread: number;
+
+  @ApiProperty({ type: UnreadByTypeDto })
+  byType: UnreadByTypeDto;
+}
+
+export class ChannelChoiceDto {
+  @ApiProperty({ example: true })
+  @IsDefined({ message: 'in_app is required (true or false)' })
+  @IsBoolean({ message: 'in_app must be true or false' })
+  readonly in_app: boolean;
+
+  @ApiProperty({ example: false })
+  @IsDefined({ message: 'email is required (true or false)' })
+  @IsBoolean({ message: 'email must be true or false' })
+  readonly email: boolean;
+}
+
+/** One optional property per event type ('document.created', ...). */
+export class PreferenceChoicesDto {
+  [event: string]: ChannelChoiceDto | undefined;
+}
+for (const event of DOMAIN_EVENT_TYPES) {
+  ApiPropertyOptional({ type: ChannelChoiceDto })(PreferenceChoicesDto.prototype, event);
+  IsOptional()(PreferenceChoicesDto.prototype, event);
+  ValidateNested()(PreferenceChoicesDto.prototype, event);
+  Type(() => ChannelChoiceDto)(PreferenceChoicesDto.prototype, event);
+}
+
+export class UpdatePreferencesDto {
+  @ApiProperty({
+    type: PreferenceChoicesDto,
+    description: 'Any subset of the event types, each with both channels',
+    example: { 'document.updated': { in_app: true, email: false } },
+  })
+  @IsDefined({ message: 'preferences is required' })
+  @ValidateNested()
+  @Type(() => PreferenceChoicesDto)
+  readonly preferences: PreferenceChoicesDto;
+}
+
+export class PreferencesResponseDto {
+  @ApiProperty({
+    type: PreferenceChoicesDto,
+    description: 'Every event type with its channels',
+    example: Object.fromEntries(DOMAIN_EVENT_TYPES.map((event) => [event, { in_app: true, email: false }])),
+  })
+  preferences: Record<string, ChannelChoiceDto>;
+}
+
+export class StreamTicketDto {
+  @ApiProperty({ description: 'Single use: GET /api/notifications/stream?ticket=<ticket>', example: 'l3VtY0...' })
+  ticket: string;
+
+  @ApiProperty({ description: 'Seconds the ticket stays valid', example: 60 })
+  expiresIn: number;
+}
+
+export class StreamQueryDto {
+  @ApiPropertyOptional({ description: 'A ticket from POST /api/notifications/stream-tickets (instead of the header)' })
+  @IsOptional()
+  @IsString({ message: 'ticket must be given once, as a string' })
+  @MaxLength(200)
+  readonly ticket?: string;
+}

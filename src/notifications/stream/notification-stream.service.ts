@@ -1,0 +1,203 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { JwtService } from '@nestjs/jwt';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { jwtSettings, type TokenClaims } from '../../auth/jwt-options.js';
+import { ApiError } from '../../common/errors/error-codes.js';
+import { jwtConfig, notificationsConfig } from '../../config/configuration.js';
+import { UsersService } from '../../users/users.service.js';
+import { NotificationDto } from '../dto/notification-list-response.dto.js';
+import { NotificationsRepository } from '../notifications.repository.js';
+import { ticketId } from '../notifications.service.js';
+import { NotificationHub, type HubMessage } from './notification-hub.js';
+
+/** Who a stream is for, and the token it lives by. */
+export interface StreamSession {
+  userId: string;
+  tokenVersion: number;
+  tokenExpiresAt: Date;
+}
+
+/** At most this many notifications are replayed for a Last-Event-ID. */
+const REPLAY_LIMIT = 1_000;
+/** The session (logout, deactivation) is checked at least this often, so a stream ends within 30 s. */
+const MAX_SESSION_CHECK_SECONDS = 10;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Server-Sent Events of one user's notifications. The response is written on the raw Node
+ * response after `reply.hijack()`: Fastify (and the request deadline hook, which skips sent
+ * replies) leave it alone from then on, so a stream is not cut after REQUEST_TIMEOUT_MS.
+ */
+@Injectable()
+export class NotificationStreamService {
+  private readonly openStreams = new Map<string, number>();
+  private readonly settings: ReturnType<typeof jwtSettings>;
+
+  constructor(
+    private readonly hub: NotificationHub,
+    private readonly notifications: NotificationsRepository,
+    private readonly users: UsersService,
+    private readonly jwt: JwtService,
+    @Inject(jwtConfig.KEY) tokenConfig: ConfigType<typeof jwtConfig>,
+    @Inject(notificationsConfig.KEY) private readonly config: ConfigType<typeof notificationsConfig>,
+  ) {
+    this.settings = jwtSettings(tokenConfig);
+  }
+
+  /** The claims of an already verified bearer token (the guard checked it). */
+  tokenOf(authorization: string | undefined): { version: number; expiresAt: Date } {
+    const claims = this.jwt.decode<TokenClaims>(bearer(authorization) ?? '');
+    return { version: claims.ver, expiresAt: new Date((claims.exp ?? 0) * 1000) };
+  }
+
+  /** A ticket (single use) or the Authorization header; 401 otherwise. */
+  async authenticate(authorization: string | undefined, ticket: string | undefined): Promise<StreamSession> {
+    const now = new Date();
+    if (ticket !== undefined) {
+      const stored = await this.notifications.consumeTicket(ticketId(ticket), now);
+      if (!stored) throw new ApiError('unauthorized', 'The ticket is unknown, used or expired; ask for a new one.');
+      const session = {
+        userId: stored.userId,
+        tokenVersion: stored.tokenVersion,
+        tokenExpiresAt: stored.tokenExpiresAt,
+      };
+      if (!(await this.valid(session))) throw new ApiError('unauthorized', 'The session of this ticket has ended.');
+      return session;
+    }
+    const token = bearer(authorization);
+    if (!token) {
+      throw new ApiError(
+        'unauthorized',
+        'Send Authorization: Bearer <token>, or ?ticket= from POST /api/notifications/stream-tickets.',
+      );
+    }
+    let claims: TokenClaims;
+    try {
+      claims = await this.jwt.verifyAsync<TokenClaims>(token, {
+        publicKey: this.settings.verificationKey as unknown as Buffer,
+        secret: this.settings.verificationKey as unknown as Buffer,
+        algorithms: this.settings.algorithms,
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+      });
+    } catch {
+      throw new ApiError('unauthorized', 'The token is expired, malformed or not issued by this service.');
+    }
+    if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
+      throw new ApiError('unauthorized', 'The token is missing required claims; log in again.');
+    }
+    const session = { userId: claims.sub, tokenVersion: claims.ver, tokenExpiresAt: new Date(claims.exp * 1000) };
+    if (!(await this.valid(session))) throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
+    return session;
+  }
+
+  /** Opens the stream (429 past SSE_MAX_STREAMS_PER_USER on this instance). */
+  async open(session: StreamSession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { userId } = session;
+    const open = this.openStreams.get(userId) ?? 0;
+    if (open >= this.config.sseMaxStreamsPerUser) {
+      throw new ApiError(
+        'too_many_requests',
+        `At most ${this.config.sseMaxStreamsPerUser} notification streams may be open per user; close one first.`,
+        { 'retry-after': '5' },
+      );
+    }
+    this.openStreams.set(userId, open + 1);
+
+    reply.hijack();
+    const response = reply.raw;
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    response.write(': stream open\n\n');
+
+    let closed = false;
+    // Writes happen in order: each unread-count is read after the notification before it.
+    let queue = Promise.resolve();
+    const enqueue = (work: () => Promise<void> | void) => {
+      queue = queue.then(work).catch(() => close());
+    };
+    const write = (text: string) => {
+      if (!closed) response.write(text);
+    };
+    const sendNotification = (notification: NotificationDto) =>
+      write(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);
+    const sendCount = async () => {
+      const { unread } = await this.notifications.unreadCount(userId);
+      write(`event: unread-count\ndata: ${JSON.stringify({ unread })}\n\n`);
+    };
+
+    const sent = new Set<string>();
+    let replaying = true;
+    const buffered: HubMessage[] = [];
+    const handle = (message: HubMessage) => {
+      if (message.kind === 'notification') {
+        if (sent.has(message.notification.id)) return;
+        sent.add(message.notification.id);
+        enqueue(() => sendNotification(message.notification));
+      }
+      enqueue(sendCount);
+    };
+    const unsubscribe = this.hub.subscribe(userId, (message) => (replaying ? buffered.push(message) : handle(message)));
+
+    const heartbeat = setInterval(() => write(': heartbeat\n\n'), this.config.sseHeartbeatSeconds * 1000);
+    const checkSeconds = Math.min(this.config.sseHeartbeatSeconds, MAX_SESSION_CHECK_SECONDS);
+    const sessionCheck = setInterval(() => {
+      enqueue(async () => {
+        if (!(await this.valid(session))) close();
+      });
+    }, checkSeconds * 1000);
+    const untilExpiry = Math.min(session.tokenExpiresAt.getTime() - Date.now(), 2 ** 31 - 1);
+    const expiry = setTimeout(() => close(), Math.max(0, untilExpiry));
+
+    function close(): void {
+      if (closed) return;
+      closed = true;
+      response.end();
+    }
+    response.once('close', () => {
+      closed = true;
+      clearInterval(heartbeat);
+      clearInterval(sessionCheck);
+      clearTimeout(expiry);
+      unsubscribe();
+      const left = (this.openStreams.get(userId) ?? 1) - 1;
+      if (left > 0) this.openStreams.set(userId, left);
+      else this.openStreams.delete(userId);
+    });
+
+    const lastEventId = request.headers['last-event-id'];
+    enqueue(async () => {
+      if (typeof lastEventId === 'string' && UUID.test(lastEventId)) {
+        for (const notification of await this.notifications.newerThan(
+          userId,
+          lastEventId.toLowerCase(),
+          REPLAY_LIMIT,
+        )) {
+          sent.add(notification.id);
+          sendNotification(NotificationDto.from(notification));
+        }
+      }
+      await sendCount();
+      replaying = false;
+      for (const message of buffered.splice(0)) handle(message);
+    });
+  }
+
+  /** Whether the user is still active with the same token version, and the token has not expired. */
+  private async valid(session: StreamSession): Promise<boolean> {
+    if (session.tokenExpiresAt.getTime() <= Date.now()) return false;
+    const user = await this.users.findAuthContext(session.userId);
+    return Boolean(user && user.isActive && user.tokenVersion === session.tokenVersion);
+  }
+}
+
+function bearer(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  return match?.[1];
+}
