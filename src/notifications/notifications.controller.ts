@@ -196,7 +196,8 @@ export class NotificationsController {
     description: 'The event stream',
     content: {
       'text/event-stream': {
-        schema: { type: 'string' },
+        // Unbounded by nature; the bound states that, for the OWASP string-limit rule.
+        schema: { type: 'string', maxLength: 1_099_511_627_776 },
         example:
           'id: 9b2f...\nevent: notification\ndata: {"id":"9b2f...",...}\n\nevent: unread-count\ndata: {"unread":3}\n\n',
       },
@@ -218,55 +219,61 @@ export class NotificationsController {
     await this.streams.open(session, request, reply);
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: "One of the caller's notifications" })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @Get(':notificationId')
+  @ApiOperation({
+    summary: "One of the caller's notifications",
+    description: 'As the list shows it. Reading it does not mark it read (PATCH does).',
+  })
+  @ApiParam({ name: 'notificationId', format: 'uuid' })
   @ApiOkResponse({ type: NotificationResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: id is not a UUID' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: notificationId is not a UUID' })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiNotFoundResponse(NOT_FOUND)
   @ApiCommonErrors()
   async get(
-    @Param('id', uuidParam('id')) id: string,
+    @Param('notificationId', uuidParam('notificationId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<NotificationResponseDto> {
     return { notification: NotificationDto.from(await this.notifications.get(user.id, id)) };
   }
 
-  @Patch(':id')
+  @Patch(':notificationId')
   @ApiOperation({
     summary: 'Mark one notification read or unread',
     description:
       'read=true: readAt set (kept if already read), status read. read=false: readAt null, status back to its ' +
       'delivery status (sent, pending or failed). Idempotent.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiParam({ name: 'notificationId', format: 'uuid' })
   @ApiOkResponse({ type: NotificationResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiNotFoundResponse(NOT_FOUND)
   @ApiCommonErrors({ body: true })
   async update(
-    @Param('id', uuidParam('id')) id: string,
+    @Param('notificationId', uuidParam('notificationId')) id: string,
     @Body() body: UpdateNotificationDto,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<NotificationResponseDto> {
     return { notification: NotificationDto.from(await this.notifications.setRead(user.id, id, body.read)) };
   }
 
-  @Delete(':id')
+  @Delete(':notificationId')
   @HttpCode(204)
   @ApiOperation({
     summary: 'Delete one notification',
     description: 'Gone from the list, the counts and stream replays.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiParam({ name: 'notificationId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: id is not a UUID' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: notificationId is not a UUID' })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiNotFoundResponse(NOT_FOUND)
   @ApiCommonErrors()
-  async remove(@Param('id', uuidParam('id')) id: string, @CurrentUser() user: AuthenticatedUser): Promise<void> {
+  async remove(
+    @Param('notificationId', uuidParam('notificationId')) id: string,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<void> {
     await this.notifications.remove(user.id, id);
   }
 }

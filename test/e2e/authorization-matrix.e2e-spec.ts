@@ -33,6 +33,8 @@ interface Row {
   /** Who may call it, as declared on the route. */
   rule: string;
   body?: object;
+  /** An event stream: the status is read from the response head, then the connection is ended. */
+  stream?: true;
   expected: [anonymous: number, user: number, anotherUser: number, editor: number, admin: number, deactivated: number];
 }
 
@@ -51,6 +53,66 @@ export const MATRIX: Row[] = [
     expected: [401, 400, 400, 400, 400, 401],
   },
   { method: 'GET', route: '/api/notifications', rule: 'authenticated', expected: [401, 200, 200, 200, 200, 401] },
+  {
+    method: 'GET',
+    route: '/api/notifications/unread-count',
+    rule: 'authenticated',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'POST',
+    route: '/api/notifications/read-all',
+    rule: 'authenticated',
+    // Only notifications created before 2000: allowed callers get 200 and nothing changes.
+    body: { before: '2000-01-01T00:00:00.000Z' },
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'GET',
+    route: '/api/notifications/preferences',
+    rule: 'authenticated',
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'PUT',
+    route: '/api/notifications/preferences',
+    rule: 'authenticated',
+    body: {},
+    expected: [401, 400, 400, 400, 400, 401],
+  },
+  {
+    method: 'POST',
+    route: '/api/notifications/stream-tickets',
+    rule: 'authenticated',
+    expected: [401, 201, 201, 201, 201, 401],
+  },
+  {
+    method: 'GET',
+    route: '/api/notifications/stream',
+    // Public to the guard: the handler authenticates by the header or a single-use ticket.
+    rule: 'public',
+    stream: true,
+    expected: [401, 200, 200, 200, 200, 401],
+  },
+  {
+    method: 'GET',
+    route: '/api/notifications/:notificationId',
+    rule: 'authenticated',
+    expected: [401, 404, 404, 404, 404, 401],
+  },
+  {
+    method: 'PATCH',
+    route: '/api/notifications/:notificationId',
+    rule: 'authenticated',
+    body: {},
+    expected: [401, 400, 400, 400, 400, 401],
+  },
+  {
+    method: 'DELETE',
+    route: '/api/notifications/:notificationId',
+    rule: 'authenticated',
+    expected: [401, 404, 404, 404, 404, 401],
+  },
   {
     method: 'PUT',
     route: '/api/documents/:documentId',
@@ -251,6 +313,17 @@ function describeRule(access: RouteAccess | undefined): string {
   return access.kind;
 }
 
+/** The status of an event stream's response head; the stream itself is not read. */
+async function streamStatus(url: string, token: string | undefined): Promise<number> {
+  const abort = new AbortController();
+  const response = await fetch(url, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: abort.signal,
+  });
+  abort.abort();
+  return response.status;
+}
+
 describe('the README renders the authorization matrix', () => {
   it('has the table exactly as the matrix below says', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -300,11 +373,15 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
     const path = row.route
       .replace(':documentId', documentId)
       .replace(':projectId', t.seed.projects[0].id)
-      .replace(/:(userId|roleId|documentTypeId)/, () => randomUUID());
+      .replace(/:(userId|roleId|documentTypeId|notificationId)/, () => randomUUID());
     const answers: Record<string, number> = {};
     for (const persona of PERSONAS) {
-      let call = request(t.url)[row.method.toLowerCase() as 'get'](path);
       const token = tokens[persona];
+      if (row.stream) {
+        answers[persona] = await streamStatus(`${t.url}${path}`, token);
+        continue;
+      }
+      let call = request(t.url)[row.method.toLowerCase() as 'get'](path);
       if (token) call = call.set('authorization', `Bearer ${token}`);
       const response = row.body ? await call.send(row.body) : await call;
       answers[persona] = response.status;

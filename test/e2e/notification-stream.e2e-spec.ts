@@ -172,6 +172,6 @@ describe.each(databasesUnderTest())('GET /api/notifications/stream on %s', (kind
     expect(Object.keys(document.paths['/api/notifications/stream'].get.responses['200'].content ?? {})).toContain(
       'text/event-stream',
     );
-    expect(document.paths['/api/notifications/{id}']).toBeDefined();
+    expect(document.paths['/api/notifications/{notificationId}']).toBeDefined();
   });
 });

@@ -111,8 +111,15 @@ export class PreferencesResponseDto {
   preferences: Record<string, ChannelChoiceDto>;
 }
 
+/** Tickets are 32 random bytes in base64url (43 characters); anything longer is not one. */
+const STREAM_TICKET_MAX_LENGTH = 64;
+
 export class StreamTicketDto {
-  @ApiProperty({ description: 'Single use: GET /api/notifications/stream?ticket=<ticket>', example: 'l3VtY0...' })
+  @ApiProperty({
+    description: 'Single use: GET /api/notifications/stream?ticket=<ticket>',
+    maxLength: STREAM_TICKET_MAX_LENGTH,
+    example: 'l3VtY0hJc2FuRXhhbXBsZVRpY2tldE9mNDNDaGFyYWN0ZXJz',
+  })
   ticket: string;
 
   @ApiProperty({ description: 'Seconds the ticket stays valid', example: 60 })
@@ -120,9 +127,12 @@ export class StreamTicketDto {
 }
 
 export class StreamQueryDto {
-  @ApiPropertyOptional({ description: 'A ticket from POST /api/notifications/stream-tickets (instead of the header)' })
+  @ApiPropertyOptional({
+    description: 'A ticket from POST /api/notifications/stream-tickets (instead of the header)',
+    maxLength: STREAM_TICKET_MAX_LENGTH,
+  })
   @IsOptional()
   @IsString({ message: 'ticket must be given once, as a string' })
-  @MaxLength(200)
+  @MaxLength(STREAM_TICKET_MAX_LENGTH)
   readonly ticket?: string;
 }

@@ -41,6 +41,7 @@ export class NotificationDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
+    maxLength: 64,
     example: 'document.status_changed',
     description: 'The event it was made from; null for notifications not made from an event',
   })
