@@ -12,6 +12,7 @@ import { DocumentFilesAndTrash1763800000010 } from './1763800000010-DocumentFile
 import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
 import { AuditEvents1763800000020 } from './1763800000020-AuditEvents.js';
 import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeNameKeys.js';
+import { DocumentTypeNameKeysRequired1763800000022 } from './1763800000022-DocumentTypeNameKeysRequired.js';
 import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   DocumentSearchAndWorkflow1763800000018,
   AuditEvents1763800000020,
   DocumentTypeNameKeys1763800000021,
+  DocumentTypeNameKeysRequired1763800000022,
 ];
