@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository, type EntityManager } from 'typeorm';
+import { identityKey } from '../common/text/identity-key.js';
 import { isUniqueViolation } from '../database/sql-runner.js';
 import { DocumentType } from './entities/document-type.entity.js';
 
@@ -36,7 +37,9 @@ export class DocumentTypesRepository {
     return tx.getRepository(DocumentType).find({ select: { id: true, name: true } });
   }
 
+  /** Inserts or updates the type, with nameKey computed from its name here, the one place that writes types. */
   async save(tx: EntityManager, type: DocumentType): Promise<void> {
+    type.nameKey = identityKey(type.name);
     try {
       await tx.getRepository(DocumentType).save(type);
     } catch (error) {

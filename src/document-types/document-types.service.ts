@@ -35,7 +35,6 @@ export class DocumentTypesService {
     const type = Object.assign(new DocumentType(), {
       id: randomUUID(),
       name: input.name,
-      nameKey: identityKey(input.name),
       description: input.description,
       createdAt: new Date(),
     });
@@ -59,7 +58,6 @@ export class DocumentTypesService {
       const name = input.name ?? before.name;
       const after = Object.assign(new DocumentType(), before, {
         name,
-        nameKey: identityKey(name),
         description: input.description ?? before.description,
       });
       const changes = changedFields(before, after, AUDITED_FIELDS);

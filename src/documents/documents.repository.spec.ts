@@ -69,7 +69,9 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     projectId = randomUUID();
     documentTypeId = randomUUID();
     await dataSource.getRepository(Project).insert({ id: projectId, name: 'P', createdAt: new Date() });
-    await dataSource.getRepository(DocumentType).insert({ id: documentTypeId, name: 'T', createdAt: new Date() });
+    await dataSource
+      .getRepository(DocumentType)
+      .insert({ id: documentTypeId, name: 'T', nameKey: 't', createdAt: new Date() });
   });
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { DocumentFilesAndTrash1763800000010 } from './1763800000010-DocumentFile
 import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
 import { AuditEvents1763800000020 } from './1763800000020-AuditEvents.js';
 import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeNameKeys.js';
+import { DocumentTypeNameKeysRequired1763800000022 } from './1763800000022-DocumentTypeNameKeysRequired.js';
 import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbox.js';
 
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   DocumentSearchAndWorkflow1763800000018,
   AuditEvents1763800000020,
   DocumentTypeNameKeys1763800000021,
+  DocumentTypeNameKeysRequired1763800000022,
   NotificationInbox1763800000030,
 ];

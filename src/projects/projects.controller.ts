@@ -14,6 +14,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
@@ -86,9 +87,10 @@ export class ProjectsController {
   async create(
     @Body() body: CreateProjectDto,
     @CurrentUser() user: AuthenticatedUser,
+    @RequestAudit() context: AuditContext,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ProjectResponseDto> {
-    const { project, role } = await this.projects.create(body, user);
+    const { project, role } = await this.projects.create(body, user, context);
     void reply.header('location', `/api/projects/${project.id}`);
     return { project: ProjectDto.from(project, role) };
   }
@@ -130,8 +132,9 @@ export class ProjectsController {
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @Body() body: UpdateProjectDto,
     @CurrentUser() user: AuthenticatedUser,
+    @RequestAudit() context: AuditContext,
   ): Promise<ProjectResponseDto> {
-    const { project, role } = await this.projects.update(projectId, body, user);
+    const { project, role } = await this.projects.update(projectId, body, user, context);
     return { project: ProjectDto.from(project, role) };
   }
 
@@ -184,8 +187,9 @@ export class ProjectsController {
     @Param('userId', uuidParam('userId')) userId: string,
     @Body() body: PutMemberDto,
     @CurrentUser() user: AuthenticatedUser,
+    @RequestAudit() context: AuditContext,
   ): Promise<ProjectMemberResponseDto> {
-    const member = await this.projects.putMember(projectId, userId, body.role, user);
+    const member = await this.projects.putMember(projectId, userId, body.role, user, context);
     return { member: ProjectMemberDto.from(member) };
   }
 
@@ -213,7 +217,8 @@ export class ProjectsController {
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @Param('userId', uuidParam('userId')) userId: string,
     @CurrentUser() user: AuthenticatedUser,
+    @RequestAudit() context: AuditContext,
   ): Promise<void> {
-    await this.projects.removeMember(projectId, userId, user);
+    await this.projects.removeMember(projectId, userId, user, context);
   }
 }

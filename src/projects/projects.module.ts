@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectMember } from './entities/project-member.entity.js';
 import { Project } from './entities/project.entity.js';
@@ -9,7 +10,7 @@ import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService } from './projects.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Project, ProjectMember]), EventsModule],
+  imports: [TypeOrmModule.forFeature([Project, ProjectMember]), AuditModule, EventsModule],
   controllers: [ProjectsController],
   providers: [ProjectsRepository, ProjectMembership, ProjectsService],
   exports: [ProjectMembership],

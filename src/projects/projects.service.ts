@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { AuditContext } from '../audit/audit-context.js';
+import { AuditTrail, changedFields } from '../audit/audit-trail.js';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { SqlTransaction } from '../database/sql-runner.js';
@@ -15,6 +17,10 @@ import {
   type ProjectWithRole,
 } from './projects.repository.js';
 
+// A project's audited fields; membership changes are recorded as the field members.<userId>,
+// whose value is that user's role in the project (null: not a member).
+const AUDITED_FIELDS = ['name', 'description'];
+
 export interface ProjectPage {
   projects: ProjectWithRole[];
   total: number;
@@ -27,12 +33,15 @@ export interface ProjectPage {
  * - manage it (PATCH, PUT/DELETE members): a manager of it, or projects:manage; another member gets 403;
  *   a member may also remove themselves (leave);
  * - a project keeps at least one manager (409 last_manager).
- * Each change is one method running one transaction, so whatever records it (the outbox event,
- * an audit entry) joins that transaction.
+ * Each change is one method running one transaction, and its audit event (and outbox event) is
+ * written in that transaction: a refused or failed change records nothing.
  */
 @Injectable()
 export class ProjectsService {
-  constructor(private readonly projects: ProjectsRepository) {}
+  constructor(
+    private readonly projects: ProjectsRepository,
+    private readonly audit: AuditTrail,
+  ) {}
 
   /** The caller's projects; every project for projects:manage. By name, then id. */
   async list(user: AuthenticatedUser, page: number, limit: number): Promise<ProjectPage> {
@@ -51,7 +60,7 @@ export class ProjectsService {
   }
 
   /** Creates the project with the caller as its manager (route access: projects:manage). */
-  async create(input: CreateProjectDto, user: AuthenticatedUser): Promise<ProjectWithRole> {
+  async create(input: CreateProjectDto, user: AuthenticatedUser, context: AuditContext): Promise<ProjectWithRole> {
     const createdAt = new Date();
     const project = Object.assign(new Project(), {
       id: randomUUID(),
@@ -69,12 +78,24 @@ export class ProjectsService {
       await this.projects.insertProject(tx, project);
       // No project.member_added event: the creator is the actor, and nobody is told of their own act.
       await this.projects.insertMember(tx, creator);
+      // One event: the creator's membership is part of the creation, not a separate act.
+      await this.audit.record(tx, context, {
+        action: 'project.created',
+        targetType: 'project',
+        targetId: project.id,
+        changes: changedFields({}, project, AUDITED_FIELDS),
+      });
     });
     return { project, role: 'manager' };
   }
 
   /** Changes name and/or description; fields left out keep their value, {} changes nothing. */
-  async update(projectId: string, input: UpdateProjectDto, user: AuthenticatedUser): Promise<ProjectWithRole> {
+  async update(
+    projectId: string,
+    input: UpdateProjectDto,
+    user: AuthenticatedUser,
+    context: AuditContext,
+  ): Promise<ProjectWithRole> {
     return this.projects.transaction(async (tx) => {
       const found = await this.manageable(tx, projectId, user);
       const values: EditableProjectFields = {};
@@ -82,8 +103,18 @@ export class ProjectsService {
       if (input.description !== undefined && input.description !== found.project.description) {
         values.description = input.description;
       }
+      const project = Object.assign(new Project(), found.project, values);
+      const changes = changedFields(found.project, project, AUDITED_FIELDS);
+      // {} or the same values again change nothing and record nothing.
+      if (Object.keys(changes).length === 0) return found;
       await this.projects.updateProject(tx, projectId, values);
-      return { project: Object.assign(new Project(), found.project, values), role: found.role };
+      await this.audit.record(tx, context, {
+        action: 'project.updated',
+        targetType: 'project',
+        targetId: projectId,
+        changes,
+      });
+      return { project, role: found.role };
     });
   }
 
@@ -101,6 +132,7 @@ export class ProjectsService {
     userId: string,
     role: ProjectRole,
     user: AuthenticatedUser,
+    context: AuditContext,
   ): Promise<ProjectMemberView> {
     try {
       return await this.projects.transaction(async (tx) => {
@@ -120,11 +152,13 @@ export class ProjectsService {
             subjectUserId: userId,
             payload: { projectName: project.name, role, actorName: user.username },
           });
+          await this.recordMembership(tx, context, 'project.member_added', projectId, userId, null, role);
           return member;
         }
         if (!(await this.projects.setRoleKeepingAManager(tx, projectId, userId, role))) {
           throw lastManager(project, 'demoted');
         }
+        await this.recordMembership(tx, context, 'project.member_role_changed', projectId, userId, current, role);
         return member;
       });
     } catch (error) {
@@ -136,7 +170,7 @@ export class ProjectsService {
   }
 
   /** Removes the member (a manager, projects:manage, or the member themselves); never the last manager. */
-  async removeMember(projectId: string, userId: string, user: AuthenticatedUser): Promise<void> {
+  async removeMember(projectId: string, userId: string, user: AuthenticatedUser, context: AuditContext): Promise<void> {
     await this.projects.transaction(async (tx) => {
       const { project } =
         userId === user.id ? await this.visibleLocked(tx, projectId, user) : await this.manageable(tx, projectId, user);
@@ -147,6 +181,25 @@ export class ProjectsService {
       if (!(await this.projects.removeKeepingAManager(tx, projectId, userId))) {
         throw lastManager(project, 'removed');
       }
+      await this.recordMembership(tx, context, 'project.member_removed', projectId, userId, current, null);
+    });
+  }
+
+  /** A membership change, recorded on the project as the field members.<userId> (its role; null: none). */
+  private recordMembership(
+    tx: SqlTransaction,
+    context: AuditContext,
+    action: 'project.member_added' | 'project.member_role_changed' | 'project.member_removed',
+    projectId: string,
+    userId: string,
+    from: ProjectRole | null,
+    to: ProjectRole | null,
+  ): Promise<void> {
+    return this.audit.record(tx, context, {
+      action,
+      targetType: 'project',
+      targetId: projectId,
+      changes: { [`members.${userId}`]: { from, to } },
     });
   }
 

@@ -135,7 +135,12 @@ export async function seedDemoData(
     Object.assign(new Project(), { id: randomUUID(), name, createdAt: at(9_000 - index) }),
   );
   const types = ['Contract', 'Specification'].map((name, index) =>
-    Object.assign(new DocumentType(), { id: randomUUID(), name, createdAt: at(9_000 - index) }),
+    Object.assign(new DocumentType(), {
+      id: randomUUID(),
+      name,
+      nameKey: identityKey(name),
+      createdAt: at(9_000 - index),
+    }),
   );
   // Every seeded user but the administrator is a contributor of every project (so a plain user may
   // read another's document but not change it); the administrator manages each one.

@@ -161,6 +161,76 @@ describe.each(databasesUnderTest())('audit trail on %s', (kind) => {
     expect(await stored()).toBe(before);
   });
 
+  it('records project and membership changes, each once; a no-op or refused one records nothing', async () => {
+    const as = (method: 'post' | 'patch' | 'put' | 'delete', path: string, requestId: string) =>
+      request(t.url)[method](path).set('authorization', `Bearer ${admin}`).set('x-request-id', requestId);
+    const adminId = t.user('admin').id;
+    const bobId = t.user('bob').id;
+    const created = await as('post', '/api/projects', 'req-project-1').send({ name: 'Audited', description: 'first' });
+    expect(created.status).toBe(201);
+    const id: string = created.body.project.id;
+    const project = `/api/projects/${id}`;
+    expect((await as('patch', project, 'req-project-2').send({ description: 'second' })).status).toBe(200);
+    expect((await as('put', `${project}/members/${bobId}`, 'req-project-3').send({ role: 'viewer' })).status).toBe(200);
+    expect((await as('put', `${project}/members/${bobId}`, 'req-project-4').send({ role: 'manager' })).status).toBe(
+      200,
+    );
+    expect((await as('delete', `${project}/members/${bobId}`, 'req-project-5')).status).toBe(204);
+
+    const trail = await events(`targetType=project&targetId=${id}`);
+    expect(
+      trail.map(({ actorId, action, targetType, ip, requestId, changes }) => ({
+        actorId,
+        action,
+        targetType,
+        ip,
+        requestId,
+        changes,
+      })),
+    ).toEqual(
+      [
+        ['project.member_removed', 'req-project-5', { [`members.${bobId}`]: { from: 'manager', to: null } }],
+        ['project.member_role_changed', 'req-project-4', { [`members.${bobId}`]: { from: 'viewer', to: 'manager' } }],
+        ['project.member_added', 'req-project-3', { [`members.${bobId}`]: { from: null, to: 'viewer' } }],
+        ['project.updated', 'req-project-2', { description: { from: 'first', to: 'second' } }],
+        [
+          'project.created',
+          'req-project-1',
+          { name: { from: null, to: 'Audited' }, description: { from: null, to: 'first' } },
+        ],
+      ].map(([action, requestId, changes]) => ({
+        actorId: adminId,
+        action,
+        targetType: 'project',
+        ip: '127.0.0.1',
+        requestId,
+        changes,
+      })),
+    );
+
+    // Changes that change nothing, and refused ones, record nothing.
+    const alice = await t.login('alice'); // (a login is recorded: before counting)
+    const before = await stored();
+    expect((await as('patch', project, 'req-project-6').send({})).status).toBe(200);
+    expect((await as('patch', project, 'req-project-7').send({ description: 'second' })).status).toBe(200);
+    expect((await as('put', `${project}/members/${adminId}`, 'req-project-8').send({ role: 'manager' })).status).toBe(
+      200,
+    );
+    const lastManager = await as('delete', `${project}/members/${adminId}`, 'req-project-9');
+    expect([lastManager.status, lastManager.body.error]).toEqual([409, 'last_manager']);
+    const demoted = await as('put', `${project}/members/${adminId}`, 'req-project-10').send({ role: 'viewer' });
+    expect([demoted.status, demoted.body.error]).toEqual([409, 'last_manager']);
+    const unknown = await as('put', `${project}/members/${randomUUID()}`, 'req-project-11').send({ role: 'viewer' });
+    expect([unknown.status, unknown.body.error]).toEqual([404, 'user_not_found']);
+    const forbidden = await request(t.url)
+      .put(`/api/projects/${t.seed.projects[0].id}/members/${bobId}`)
+      .set('authorization', `Bearer ${alice}`)
+      .send({ role: 'viewer' });
+    expect(forbidden.status).toBe(403);
+    expect(await stored()).toBe(before);
+    expect(await events(`targetType=project&targetId=${id}`)).toEqual(trail);
+  });
+
   it('lists newest first with filters, pages and a cursor that walks the same events', async () => {
     const page1 = await request(t.url).get('/api/audit-events?limit=3').set('authorization', `Bearer ${admin}`);
     expect(page1.body.pagination).toMatchObject({ page: 1, limit: 3, total: await stored() });

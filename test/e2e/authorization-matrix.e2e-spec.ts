@@ -1,9 +1,12 @@
 // The authorization matrix: every route the application registers, called as each persona, with
 // the status each must get. The table below is the documentation: the README's "Authorization
 // matrix" section is rendered from it (renderMatrix) and a test fails when the two differ.
-// Requests are harmless on purpose: write bodies are {} (so an allowed caller gets 400 or 404,
-// never a change) and ids are unknown, except the document rows, which show the document policy.
-// Project personas (viewer, contributor, manager) and the project routes join as columns and rows.
+// Requests are harmless on purpose: write bodies are {} or ask for what already is (so an allowed
+// caller gets 200, 400 or 404, never a change) and ids are unknown, except where a row says
+// `fresh`: then each persona acts on an object of its own, made just before its call (a draft,
+// in-review or trashed document of the contributor, or the member `tess` put back into the
+// project), so the row shows who may really delete, publish, restore or remove.
+// The document rows use a document of the contributor in the project; the project rows that project.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ModulesContainer } from '@nestjs/core';
@@ -12,19 +15,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/http/route-access.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
+import { addDocument, setMember } from '../support/document-fixtures.js';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../support/test-app.js';
 
-const PERSONAS = ['anonymous', 'user', 'anotherUser', 'editor', 'admin', 'deactivated'] as const;
+const PERSONAS = [
+  'anonymous',
+  'viewer',
+  'contributor',
+  'anotherContributor',
+  'manager',
+  'nonMember',
+  'editor',
+  'admin',
+  'deactivated',
+] as const;
 type Persona = (typeof PERSONAS)[number];
 
 const PERSONA_NOTES: Record<Persona, string> = {
   anonymous: 'no token',
-  user: 'alice: role user, uploader of the document, contributor of the project',
-  anotherUser: 'bob: role user, not the uploader, contributor of the project',
-  editor: 'erin: roles editor + user (documents read, update), contributor of the project',
-  admin: 'admin: role admin (every permission), manager of the project',
-  deactivated: 'a token issued before its user was deactivated',
+  viewer: 'vera: role user, viewer of the project',
+  contributor: 'alice: role user, contributor of the project, uploader of the document',
+  anotherContributor: 'bob: role user, contributor of the project, not the uploader',
+  manager: 'mona: role user, manager of the project',
+  nonMember: 'nora: role user, member of no project',
+  editor: 'erin: roles editor + user (documents: read, update), not a member of the project',
+  admin: 'admin: role admin (every permission), not a member of the project',
+  deactivated: 'a token issued before its user (role admin) was deactivated',
 };
+
+/** What a `fresh` row acts on: made anew for each persona just before its call. */
+type Fresh = 'draft document' | 'document in review' | 'trashed document' | 'member';
 
 interface Row {
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -33,31 +53,46 @@ interface Row {
   /** Who may call it, as declared on the route. */
   rule: string;
   body?: object;
+  fresh?: Fresh;
   /** An event stream: the status is read from the response head, then the connection is ended. */
   stream?: true;
-  expected: [anonymous: number, user: number, anotherUser: number, editor: number, admin: number, deactivated: number];
+  expected: [
+    anonymous: number,
+    viewer: number,
+    contributor: number,
+    anotherContributor: number,
+    manager: number,
+    nonMember: number,
+    editor: number,
+    admin: number,
+    deactivated: number,
+  ];
 }
 
-const NOBODY_ELSE = [401, 403, 403, 403] as const;
+type Expected = Row['expected'];
+/** Every persona gets `status`. */
+const everyone = (status: number): Expected => [status, status, status, status, status, status, status, status, status];
+/** Every authenticated persona gets `status`. */
+const anyUser = (status: number): Expected => [401, status, status, status, status, status, status, status, 401];
+/** Only the holder of the permission (admin) gets `status`; everyone else who is logged in 403. */
+const adminOnly = (status: number): Expected => [401, 403, 403, 403, 403, 403, 403, status, 401];
+/** A document read: every member of the project and documents:read; anyone else is told it does not exist. */
+const READERS: Expected = [401, 200, 200, 200, 200, 404, 200, 200, 401];
+/** A project read: its members and projects:manage; anyone else is told it does not exist. */
+const PROJECT_READERS: Expected = [401, 200, 200, 200, 200, 404, 404, 200, 401];
 
 export const MATRIX: Row[] = [
-  { method: 'GET', route: '/health/live', rule: 'public', expected: [200, 200, 200, 200, 200, 200] },
-  { method: 'GET', route: '/health/ready', rule: 'public', expected: [200, 200, 200, 200, 200, 200] },
-  { method: 'POST', route: '/api/auth/login', rule: 'public', body: {}, expected: [400, 400, 400, 400, 400, 400] },
-  { method: 'GET', route: '/api/auth/me', rule: 'authenticated', expected: [401, 200, 200, 200, 200, 401] },
-  {
-    method: 'POST',
-    route: '/api/auth/password',
-    rule: 'authenticated',
-    body: {},
-    expected: [401, 400, 400, 400, 400, 401],
-  },
-  { method: 'GET', route: '/api/notifications', rule: 'authenticated', expected: [401, 200, 200, 200, 200, 401] },
+  { method: 'GET', route: '/health/live', rule: 'public', expected: everyone(200) },
+  { method: 'GET', route: '/health/ready', rule: 'public', expected: everyone(200) },
+  { method: 'POST', route: '/api/auth/login', rule: 'public', body: {}, expected: everyone(400) },
+  { method: 'GET', route: '/api/auth/me', rule: 'authenticated', expected: anyUser(200) },
+  { method: 'POST', route: '/api/auth/password', rule: 'authenticated', body: {}, expected: anyUser(400) },
+  { method: 'GET', route: '/api/notifications', rule: 'authenticated', expected: anyUser(200) },
   {
     method: 'GET',
     route: '/api/notifications/unread-count',
     rule: 'authenticated',
-    expected: [401, 200, 200, 200, 200, 401],
+    expected: anyUser(200),
   },
   {
     method: 'POST',
@@ -65,26 +100,26 @@ export const MATRIX: Row[] = [
     rule: 'authenticated',
     // Only notifications created before 2000: allowed callers get 200 and nothing changes.
     body: { before: '2000-01-01T00:00:00.000Z' },
-    expected: [401, 200, 200, 200, 200, 401],
+    expected: anyUser(200),
   },
   {
     method: 'GET',
     route: '/api/notifications/preferences',
     rule: 'authenticated',
-    expected: [401, 200, 200, 200, 200, 401],
+    expected: anyUser(200),
   },
   {
     method: 'PUT',
     route: '/api/notifications/preferences',
     rule: 'authenticated',
     body: {},
-    expected: [401, 400, 400, 400, 400, 401],
+    expected: anyUser(400),
   },
   {
     method: 'POST',
     route: '/api/notifications/stream-tickets',
     rule: 'authenticated',
-    expected: [401, 201, 201, 201, 201, 401],
+    expected: anyUser(201),
   },
   {
     method: 'GET',
@@ -92,180 +127,131 @@ export const MATRIX: Row[] = [
     // Public to the guard: the handler authenticates by the header or a single-use ticket.
     rule: 'public',
     stream: true,
-    expected: [401, 200, 200, 200, 200, 401],
+    expected: anyUser(200),
   },
   {
     method: 'GET',
     route: '/api/notifications/:notificationId',
     rule: 'authenticated',
-    expected: [401, 404, 404, 404, 404, 401],
+    expected: anyUser(404),
   },
   {
     method: 'PATCH',
     route: '/api/notifications/:notificationId',
     rule: 'authenticated',
     body: {},
-    expected: [401, 400, 400, 400, 400, 401],
+    expected: anyUser(400),
   },
   {
     method: 'DELETE',
     route: '/api/notifications/:notificationId',
     rule: 'authenticated',
-    expected: [401, 404, 404, 404, 404, 401],
+    expected: anyUser(404),
   },
   {
     method: 'PUT',
     route: '/api/documents/:documentId',
     rule: 'policy: document',
     body: {},
-    expected: [401, 200, 403, 200, 200, 401],
+    // A reader who may not change it: 403; its uploader, the manager, documents:update: 200.
+    expected: [401, 403, 200, 403, 200, 404, 200, 200, 401],
   },
-  {
-    method: 'GET',
-    route: '/api/documents/:documentId/history',
-    rule: 'policy: document',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
-  { method: 'GET', route: '/api/documents', rule: 'policy: document', expected: [401, 200, 200, 200, 200, 401] },
-  { method: 'POST', route: '/api/documents', rule: 'policy: document', expected: [401, 415, 415, 415, 415, 401] },
-  {
-    method: 'GET',
-    route: '/api/documents/:documentId',
-    rule: 'policy: document',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
-  {
-    method: 'GET',
-    route: '/api/documents/:documentId/content',
-    rule: 'policy: document',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
-  {
-    method: 'HEAD',
-    route: '/api/documents/:documentId/content',
-    rule: 'policy: document',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
-  {
-    method: 'GET',
-    route: '/api/documents/:documentId/versions',
-    rule: 'policy: document',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
+  { method: 'GET', route: '/api/documents/:documentId/history', rule: 'policy: document', expected: READERS },
+  // A list: everyone gets the documents they may read (none for the non-member).
+  { method: 'GET', route: '/api/documents', rule: 'policy: document', expected: anyUser(200) },
+  // A JSON body is refused (415) before the project is read.
+  { method: 'POST', route: '/api/documents', rule: 'policy: document', expected: anyUser(415) },
+  { method: 'GET', route: '/api/documents/:documentId', rule: 'policy: document', expected: READERS },
+  { method: 'GET', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
+  { method: 'HEAD', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
+  { method: 'GET', route: '/api/documents/:documentId/versions', rule: 'policy: document', expected: READERS },
   {
     method: 'POST',
     route: '/api/documents/:documentId/versions',
     rule: 'policy: document',
     // A JSON body is refused (415), after the change permission, which is checked before any byte is read.
-    expected: [401, 415, 403, 415, 415, 401],
+    expected: [401, 403, 415, 403, 415, 404, 415, 415, 401],
   },
-  { method: 'GET', route: '/api/documents/trash', rule: 'policy: document', expected: [401, 200, 200, 200, 200, 401] },
+  { method: 'GET', route: '/api/documents/trash', rule: 'policy: document', expected: anyUser(200) },
   {
     method: 'POST',
     route: '/api/documents/:documentId/status',
     rule: 'policy: document',
-    body: {},
-    expected: [401, 400, 400, 400, 400, 401],
+    body: { status: 'published' },
+    fresh: 'document in review',
+    // Publishing: the project manager or documents:publish.
+    expected: [401, 403, 403, 403, 200, 404, 403, 200, 401],
   },
   {
     method: 'POST',
     route: '/api/documents/:documentId/restore',
     rule: 'policy: document',
-    expected: [401, 404, 404, 404, 404, 401],
+    fresh: 'trashed document',
+    // Whoever could delete it; anyone else is not told it is in the trash.
+    expected: [401, 404, 200, 404, 200, 404, 404, 200, 401],
   },
-  { method: 'GET', route: '/api/projects', rule: 'policy: project', expected: [401, 200, 200, 200, 200, 401] },
-  { method: 'POST', route: '/api/projects', rule: 'projects:manage', body: {}, expected: [...NOBODY_ELSE, 400, 401] },
-  {
-    method: 'GET',
-    route: '/api/projects/:projectId',
-    rule: 'policy: project',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
-  {
-    method: 'PATCH',
-    route: '/api/projects/:projectId',
-    rule: 'policy: project',
-    body: {},
-    expected: [...NOBODY_ELSE, 200, 401],
-  },
-  {
-    method: 'GET',
-    route: '/api/projects/:projectId/members',
-    rule: 'policy: project',
-    expected: [401, 200, 200, 200, 200, 401],
-  },
-  {
-    method: 'PUT',
-    route: '/api/projects/:projectId/members/:userId',
-    rule: 'policy: project',
-    body: {},
-    expected: [401, 400, 400, 400, 400, 401],
-  },
-  {
-    method: 'DELETE',
-    route: '/api/projects/:projectId/members/:userId',
-    rule: 'policy: project',
-    expected: [...NOBODY_ELSE, 404, 401],
-  },
-  { method: 'GET', route: '/api/document-types', rule: 'authenticated', expected: [401, 200, 200, 200, 200, 401] },
-  {
-    method: 'POST',
-    route: '/api/document-types',
-    rule: 'documentTypes:manage',
-    body: {},
-    expected: [...NOBODY_ELSE, 400, 401],
-  },
-  {
-    method: 'PATCH',
-    route: '/api/document-types/:documentTypeId',
-    rule: 'documentTypes:manage',
-    body: {},
-    expected: [...NOBODY_ELSE, 404, 401],
-  },
-  {
-    method: 'DELETE',
-    route: '/api/document-types/:documentTypeId',
-    rule: 'documentTypes:manage',
-    expected: [...NOBODY_ELSE, 404, 401],
-  },
-  { method: 'GET', route: '/api/users', rule: 'users:manage', expected: [...NOBODY_ELSE, 200, 401] },
-  { method: 'POST', route: '/api/users', rule: 'users:manage', body: {}, expected: [...NOBODY_ELSE, 400, 401] },
-  { method: 'GET', route: '/api/users/:userId', rule: 'users:manage', expected: [...NOBODY_ELSE, 404, 401] },
-  {
-    method: 'PATCH',
-    route: '/api/users/:userId',
-    rule: 'users:manage',
-    body: {},
-    expected: [...NOBODY_ELSE, 404, 401],
-  },
-  {
-    method: 'POST',
-    route: '/api/users/:userId/password',
-    rule: 'users:manage',
-    body: {},
-    expected: [...NOBODY_ELSE, 400, 401],
-  },
-  { method: 'GET', route: '/api/roles', rule: 'roles:manage', expected: [...NOBODY_ELSE, 200, 401] },
-  { method: 'POST', route: '/api/roles', rule: 'roles:manage', body: {}, expected: [...NOBODY_ELSE, 400, 401] },
-  {
-    method: 'PATCH',
-    route: '/api/roles/:roleId',
-    rule: 'roles:manage',
-    body: {},
-    expected: [...NOBODY_ELSE, 404, 401],
-  },
-  { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: [...NOBODY_ELSE, 404, 401] },
-  { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: [...NOBODY_ELSE, 200, 401] },
-  // Last: it revokes the persona's token.
-  // Late on purpose (before logout, which revokes the tokens): the uploader's DELETE moves the document to
-  // the trash, so everyone after sees 404.
   {
     method: 'DELETE',
     route: '/api/documents/:documentId',
     rule: 'policy: document',
-    expected: [401, 204, 404, 404, 404, 401],
+    fresh: 'draft document',
+    // Its uploader, the project manager, documents:delete.
+    expected: [401, 403, 204, 403, 204, 404, 403, 204, 401],
   },
-  { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: [401, 204, 204, 204, 204, 401] },
+  { method: 'GET', route: '/api/projects', rule: 'policy: project', expected: anyUser(200) },
+  // Creating a project needs projects:manage, whatever one's role in other projects.
+  { method: 'POST', route: '/api/projects', rule: 'projects:manage', body: {}, expected: adminOnly(400) },
+  { method: 'GET', route: '/api/projects/:projectId', rule: 'policy: project', expected: PROJECT_READERS },
+  {
+    method: 'PATCH',
+    route: '/api/projects/:projectId',
+    rule: 'policy: project',
+    body: {},
+    expected: [401, 403, 403, 403, 200, 404, 404, 200, 401],
+  },
+  { method: 'GET', route: '/api/projects/:projectId/members', rule: 'policy: project', expected: PROJECT_READERS },
+  {
+    method: 'PUT',
+    route: '/api/projects/:projectId/members/:userId',
+    rule: 'policy: project',
+    // tess is a viewer already: nothing changes.
+    body: { role: 'viewer' },
+    expected: [401, 403, 403, 403, 200, 404, 404, 200, 401],
+  },
+  {
+    method: 'DELETE',
+    route: '/api/projects/:projectId/members/:userId',
+    rule: 'policy: project',
+    fresh: 'member',
+    expected: [401, 403, 403, 403, 204, 404, 404, 204, 401],
+  },
+  { method: 'GET', route: '/api/document-types', rule: 'authenticated', expected: anyUser(200) },
+  { method: 'POST', route: '/api/document-types', rule: 'documentTypes:manage', body: {}, expected: adminOnly(400) },
+  {
+    method: 'PATCH',
+    route: '/api/document-types/:documentTypeId',
+    rule: 'documentTypes:manage',
+    body: {},
+    expected: adminOnly(404),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/document-types/:documentTypeId',
+    rule: 'documentTypes:manage',
+    expected: adminOnly(404),
+  },
+  { method: 'GET', route: '/api/users', rule: 'users:manage', expected: adminOnly(200) },
+  { method: 'POST', route: '/api/users', rule: 'users:manage', body: {}, expected: adminOnly(400) },
+  { method: 'GET', route: '/api/users/:userId', rule: 'users:manage', expected: adminOnly(404) },
+  { method: 'PATCH', route: '/api/users/:userId', rule: 'users:manage', body: {}, expected: adminOnly(404) },
+  { method: 'POST', route: '/api/users/:userId/password', rule: 'users:manage', body: {}, expected: adminOnly(400) },
+  { method: 'GET', route: '/api/roles', rule: 'roles:manage', expected: adminOnly(200) },
+  { method: 'POST', route: '/api/roles', rule: 'roles:manage', body: {}, expected: adminOnly(400) },
+  { method: 'PATCH', route: '/api/roles/:roleId', rule: 'roles:manage', body: {}, expected: adminOnly(404) },
+  { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: adminOnly(404) },
+  { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: adminOnly(200) },
+  // Last: it revokes the persona's token.
+  { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
 
 /** The README table: one row per route, one column per persona. */
@@ -334,27 +320,77 @@ describe('the README renders the authorization matrix', () => {
 describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
   let t: TestApp;
   const tokens = {} as Record<Persona, string | undefined>;
+  const ids = {} as Record<'vera' | 'mona' | 'nora' | 'tess', string>;
+  let projectId: string;
   let documentId: string;
+
+  /** Over HTTP as admin; the setup must succeed, so a failure stops the suite here. */
+  const asAdmin = async (method: 'put' | 'delete', path: string, body?: object) => {
+    const call = request(t.url)[method](path).set('authorization', `Bearer ${tokens.admin}`);
+    const response = body ? await call.send(body) : await call;
+    expect(response.status, `${method} ${path}`).toBeLessThan(300);
+  };
+
+  /** The object a `fresh` row acts on, made anew (a document id), or put back (the member). */
+  async function freshTarget(fresh: Fresh): Promise<string | undefined> {
+    const contributor = t.user('alice').id;
+    if (fresh === 'member') {
+      await setMember(t, projectId, ids.tess, 'viewer');
+      return undefined;
+    }
+    return addDocument(t, {
+      projectId,
+      uploadedBy: contributor,
+      title: `matrix ${fresh}`,
+      status: fresh === 'document in review' ? 'in_review' : 'draft',
+      ...(fresh === 'trashed document' ? { deletedAt: new Date(), deletedBy: contributor } : {}),
+    });
+  }
 
   beforeAll(async () => {
     t = await createTestApp(kind);
-    documentId = t.seed.documents.find((document) => document.uploadedBy === t.user('alice').id)!.id;
-    tokens.anonymous = undefined;
-    tokens.user = await t.login('alice');
-    tokens.anotherUser = await t.login('bob');
-    tokens.editor = await t.login('erin');
-    tokens.admin = await t.login('admin');
+    projectId = t.seed.projects[0].id;
+    // A seeded document of alice's (it has a stored file) in that project.
+    const [own] = await t.dataSource.query<{ id: string }[]>(
+      'SELECT id FROM documents WHERE uploadedBy = ? AND projectId = ? ORDER BY id LIMIT 1',
+      [t.user('alice').id, projectId],
+    );
+    documentId = own.id;
     const users = t.app.get(UsersService);
-    const gone = await users.create({
-      username: 'dora',
-      email: 'dora@example.org',
-      firstName: 'Dora',
-      lastName: 'Gone',
-      password: TEST_PASSWORD,
-      roleNames: ['admin'],
-    });
+    const addUser = async (username: string, roleNames: string[]) =>
+      (
+        await users.create({
+          username,
+          email: `${username}@example.org`,
+          firstName: username,
+          lastName: 'Persona',
+          password: TEST_PASSWORD,
+          roleNames,
+        })
+      ).id;
+    for (const name of ['vera', 'mona', 'nora', 'tess'] as const) ids[name] = await addUser(name, ['user']);
+    const gone = await addUser('dora', ['admin']);
+
+    tokens.anonymous = undefined;
+    tokens.admin = await t.login('admin');
+    // The seed makes admin the project's manager and everyone else a contributor: mona takes over
+    // as manager, vera and tess join as viewers, and admin and erin leave, so each column shows
+    // one way to a right (a project role, or a global permission alone).
+    const project = `/api/projects/${projectId}/members`;
+    await asAdmin('put', `${project}/${ids.mona}`, { role: 'manager' });
+    await asAdmin('put', `${project}/${ids.vera}`, { role: 'viewer' });
+    await asAdmin('put', `${project}/${ids.tess}`, { role: 'viewer' });
+    await asAdmin('delete', `${project}/${t.user('erin').id}`);
+    await asAdmin('delete', `${project}/${t.user('admin').id}`);
+
+    tokens.viewer = await t.login('vera');
+    tokens.contributor = await t.login('alice');
+    tokens.anotherContributor = await t.login('bob');
+    tokens.manager = await t.login('mona');
+    tokens.nonMember = await t.login('nora');
+    tokens.editor = await t.login('erin');
     tokens.deactivated = await t.login('dora');
-    await users.update(gone.id, { isActive: false });
+    await users.update(gone, { isActive: false });
   });
 
   afterAll(async () => {
@@ -369,13 +405,33 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
     expect(documented).toEqual(registered);
   });
 
+  it('has the personas it describes: their project roles as the notes say', async () => {
+    const members = await request(t.url)
+      .get(`/api/projects/${projectId}/members`)
+      .set('authorization', `Bearer ${tokens.manager}`);
+    const roles = Object.fromEntries(
+      (members.body.members as { username: string; role: string }[]).map((member) => [member.username, member.role]),
+    );
+    expect(roles).toEqual({
+      alice: 'contributor',
+      bob: 'contributor',
+      mona: 'manager',
+      tess: 'viewer',
+      vera: 'viewer',
+    });
+    const nonMember = await request(t.url).get('/api/projects').set('authorization', `Bearer ${tokens.nonMember}`);
+    expect(nonMember.body.pagination.total).toBe(0);
+  });
+
   it.each(MATRIX.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
-    const path = row.route
-      .replace(':documentId', documentId)
-      .replace(':projectId', t.seed.projects[0].id)
-      .replace(/:(userId|roleId|documentTypeId|notificationId)/, () => randomUUID());
     const answers: Record<string, number> = {};
     for (const persona of PERSONAS) {
+      const target = row.fresh ? await freshTarget(row.fresh) : undefined;
+      const path = row.route
+        .replace(':documentId', target ?? documentId)
+        .replace(':projectId', projectId)
+        .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
+        .replace(/:(roleId|documentTypeId|notificationId)/, () => randomUUID());
       const token = tokens[persona];
       if (row.stream) {
         answers[persona] = await streamStatus(`${t.url}${path}`, token);

@@ -40,6 +40,9 @@ describe.each(databasesUnderTest())('document types on %s', (kind) => {
     expect((await types().findOneByOrFail({ id })).nameKey).toBe('invoice');
     const changed = await call('patch', `/api/document-types/${id}`, { description: 'Line 1\nLine 2' });
     expect(changed.body.documentType).toEqual({ id, name: 'Invoice', description: 'Line 1\nLine 2' });
+    const renamed = await call('patch', `/api/document-types/${id}`, { name: 'ＩNVOICES' });
+    expect(renamed.body.documentType.name).toBe('ＩNVOICES');
+    expect((await types().findOneByOrFail({ id })).nameKey).toBe('invoices');
     expect((await call('delete', `/api/document-types/${id}`)).status).toBe(204);
     expect((await call('delete', `/api/document-types/${id}`)).body.error).toBe('document_type_not_found');
   });

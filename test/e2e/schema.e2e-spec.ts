@@ -178,3 +178,64 @@ describe.each(databasesUnderTest())('the UserIdentityKeys migration on %s', (kin
     expect(await pendingSchemaChanges(dataSource)).toEqual([]);
   });
 });
+
+describe.each(databasesUnderTest())('the DocumentTypeNameKeysRequired migration on %s', (kind) => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  const before = MIGRATIONS.findIndex((migration) => migration.name === 'DocumentTypeNameKeysRequired1763800000022');
+
+  // As a writer that left the key out could (the column was nullable before this migration).
+  const addType = (name: string, nameKey: string | null) =>
+    dataSource.query(
+      "INSERT INTO document_types (id, name, nameKey, description, createdAt) VALUES (?, ?, ?, '', '2025-06-01 12:00:00.000')",
+      [randomUUID(), name, nameKey],
+    );
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    dataSource = await cliDataSource(database, MIGRATIONS.slice(0, before));
+    await dataSource.runMigrations({ transaction: 'each' });
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  it('stops, naming them, when a type without a key has the name of another ignoring case', async () => {
+    // Names both databases store as different (MySQL's utf8mb4_unicode_ci predates U+A7B4/U+A7B5)
+    // whose identity keys are the same.
+    await addType('Ꞵeta', 'ꞵeta');
+    await addType('ꞵeta', null);
+    await addType('Ⓜemo', null);
+    await dataSource.destroy();
+    dataSource = await cliDataSource(database);
+    const failure = await dataSource.runMigrations({ transaction: 'each' }).then(
+      () => 'applied',
+      (error: unknown) => (error as Error).message,
+    );
+    expect(failure).toContain('"Ꞵeta", "ꞵeta"');
+    expect(await dataSource.showMigrations()).toBe(true);
+    const table = await dataSource.createQueryRunner().getTable('document_types');
+    expect(table?.findColumnByName('nameKey')?.isNullable).toBe(true);
+  });
+
+  it('fills the missing keys, then refuses a type without one, keeping the unique index and triggers', async () => {
+    await dataSource.query("UPDATE document_types SET name = 'Beta 2' WHERE name = 'ꞵeta'");
+    await dataSource.runMigrations({ transaction: 'each' });
+    expect(
+      await dataSource.query<{ name: string; nameKey: string }[]>(
+        'SELECT name, nameKey FROM document_types ORDER BY nameKey',
+      ),
+    ).toEqual([
+      { name: 'Beta 2', nameKey: 'beta 2' },
+      { name: 'Ⓜemo', nameKey: 'memo' },
+      { name: 'Ꞵeta', nameKey: 'ꞵeta' },
+    ]);
+    await expect(addType('Invoice', null)).rejects.toThrow(/null/i);
+    // (a name no other type has: only the key's unique index can refuse it)
+    await expect(addType('Other', 'memo')).rejects.toThrow(/UQ_document_types_name_key|document_types\.nameKey/);
+    expect(await pendingSchemaChanges(dataSource)).toEqual([]);
+    expect(await triggers(dataSource, kind)).toEqual(TRIGGERS[kind]);
+  });
+});

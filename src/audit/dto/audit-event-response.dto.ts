@@ -24,12 +24,13 @@ export class AuditEventDto {
     description:
       'auth.login_succeeded, auth.login_failed, auth.logout, auth.password_changed, ' +
       'auth.password_change_failed, user.created, user.updated, user.password_set, role.created, ' +
-      'role.updated, role.deleted, document_type.created, document_type.updated, document_type.deleted ' +
-      '(and the project and membership actions of the projects feature).',
+      'role.updated, role.deleted, document_type.created, document_type.updated, document_type.deleted, ' +
+      'project.created, project.updated, project.member_added, project.member_role_changed, ' +
+      'project.member_removed.',
   })
   action: string;
 
-  @ApiProperty({ example: 'user', maxLength: 32, description: 'user, role, document_type, ...' })
+  @ApiProperty({ example: 'user', maxLength: 32, description: 'user, role, document_type, project' })
   targetType: string;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: '3f2c1b0a-9e8d-4c7b-a6f5-e4d3c2b1a098' })
@@ -52,7 +53,8 @@ export class AuditEventDto {
     example: { isActive: { from: true, to: false }, roleIds: { from: ['6f1c…'], to: [] } },
     description:
       'Each changed field with its value before and after (null where none). A failed login records ' +
-      'the username as typed in username.to. Never a password or a hash.',
+      'the username as typed in username.to; a project membership change records the field ' +
+      'members.<userId>, the role of that user in the project (null: not a member). Never a password or a hash.',
   })
   changes: Record<string, { from: unknown; to: unknown }>;
 

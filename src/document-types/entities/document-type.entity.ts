@@ -1,5 +1,4 @@
-import { BeforeInsert, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
-import { identityKey } from '../../common/text/identity-key.js';
+import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 
 // The unique's name is the one TypeORM's Table API generated for InitialSchema's `isUnique` column.
 @Entity({ name: 'document_types' })
@@ -13,22 +12,15 @@ export class DocumentType {
   name: string;
 
   /**
-   * identityKey(name), uniquely indexed, so "Contract" and "CONTRACT" cannot both exist (migration
-   * 1763800000021). Nullable only so that rows inserted as plain objects by other code (fixtures)
-   * still insert; DocumentTypesService always sets it and compares every name by its key anyway.
+   * identityKey(name), uniquely indexed, so "Contract" and "CONTRACT" cannot both exist (migrations
+   * 1763800000021 and 1763800000022). DocumentTypesRepository computes it on every write.
    */
-  @Column({ type: 'varchar', length: 255, nullable: true, collation: 'utf8mb4_bin' })
-  nameKey: string | null;
+  @Column({ type: 'varchar', length: 255, collation: 'utf8mb4_bin' })
+  nameKey: string;
 
   @Column({ type: 'varchar', length: 1000, default: '' })
   description: string;
 
   @Column({ type: 'datetime', precision: 3 })
   createdAt: Date;
-
-  /** Entities saved or inserted as instances (the seed) get their key without each caller computing it. */
-  @BeforeInsert()
-  protected fillNameKey(): void {
-    this.nameKey ??= identityKey(this.name);
-  }
 }
