@@ -453,19 +453,23 @@ async function stream(
     const changes = Math.min(users.length, Math.round(settings.streamRate * config.duration));
     const sentAt = new Map<number, number>();
     const requests: Promise<unknown>[] = [];
+    const requestMs: number[] = [];
     const started = performance.now();
     for (let i = 0; i < changes; i++) {
       const due = started + (i * 1000) / settings.streamRate;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
       const target = users[i];
-      sentAt.set(target, performance.timeOrigin + performance.now());
+      const sent = performance.timeOrigin + performance.now();
+      sentAt.set(target, sent);
       requests.push(
         fetch(`${service.url}/api/projects/${projectId}/members/${userId(target)}`, {
           method: 'PUT',
           headers: managerAuth,
           body: '{"role":"viewer"}',
-        }).then((r) => r.arrayBuffer()),
+        })
+          .then((r) => r.arrayBuffer())
+          .then(() => requestMs.push(performance.timeOrigin + performance.now() - sent)),
       );
     }
     await Promise.all(requests);
@@ -486,6 +490,8 @@ async function stream(
     let missing = 0;
     for (const k of sentAt.keys()) missing += Math.max(0, (streamsPerUser.get(k) ?? 0) - (received.get(k) ?? 0));
     const latency = summary(latencies);
+    const request = summary(requestMs);
+    log(`  the changes' own requests (PUT member): p50 ${fmt(request.p50, 1)} p99 ${fmt(request.p99, 1)} ms`);
     log(
       `[mysql] inbox-stream: ${changes} changes at ${settings.streamRate}/s -> p50 ${fmt(latency.p50, 1)} p99 ${fmt(latency.p99, 1)} max ${fmt(latency.max, 1)} ms, ${missing} missing; peak RSS ${fmt(peakRss, 0)} MB`,
     );
@@ -501,6 +507,7 @@ async function stream(
       rate: settings.streamRate,
       changes,
       latency,
+      requestLatency: request,
       missing,
     };
   } finally {
