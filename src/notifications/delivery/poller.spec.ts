@@ -44,6 +44,15 @@ describe('Poller', () => {
     expect(Math.round(runs[0])).toBe(16);
   });
 
+  it('runs again after a stop and a new start', async () => {
+    start();
+    await vi.advanceTimersByTimeAsync(100);
+    await poller!.stop();
+    poller!.start();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runs.map(Math.round)).toEqual([0, 100]);
+  });
+
   it('honours the delay of a wake that came during a run, after the run', async () => {
     let release: () => void = () => undefined;
     const firstRun = new Promise<boolean>((resolve) => (release = () => resolve(false)));

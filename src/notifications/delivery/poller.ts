@@ -37,6 +37,8 @@ export class Poller {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dueAt = Infinity;
     await this.running;
   }
 
