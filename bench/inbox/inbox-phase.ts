@@ -15,7 +15,7 @@ import { adminConnection, bulkInsertMysql, mysqlUrl } from '../load-mysql.js';
 import { measure } from '../loadrun.js';
 import { describeRun, runScenario, type Scenario } from '../scenarios.js';
 import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
-import { fmt, freePort, httpJson, log, percentile, sleep } from '../util.js';
+import { cpuSeconds, fmt, freePort, httpJson, log, percentile, sleep } from '../util.js';
 import type { InboxResults, LatencySummary } from './inbox-results.js';
 
 export const INBOX_SCENARIOS = ['inbox-unread-count', 'inbox-read-all', 'inbox-fanout', 'inbox-stream', 'inbox-email'];
@@ -445,9 +445,13 @@ async function stream(
     while (!opened) await sleep(100);
     await sleep(2000);
     const rssOpenMb = rssMb(service.pid);
+    // What open, quiet streams cost (heartbeats and session checks): the service's CPU over one sweep period or more.
+    const cpu0 = cpuSeconds(service.pid);
+    await sleep(12_000);
+    const idleCpuPercent = ((cpuSeconds(service.pid) - cpu0) / 12) * 100;
     log(
       `  ${opened.open} open, ${opened.failed} failed${opened.firstError ? ` (${opened.firstError})` : ''} in ${fmt(opened.ms / 1000, 1)} s; ` +
-        `service RSS idle ${fmt(idleRssMb, 0)} MB, with streams ${fmt(rssOpenMb, 0)} MB`,
+        `service RSS idle ${fmt(idleRssMb, 0)} MB, with streams ${fmt(rssOpenMb, 0)} MB; CPU with quiet streams ${fmt(idleCpuPercent, 1)}% of a core`,
     );
 
     const managerAuth = { authorization: `Bearer ${tokens[manager]}`, 'content-type': 'application/json' };
@@ -474,11 +478,19 @@ async function stream(
       );
     }
     await Promise.all(requests);
-    await sleep(2000);
     const streamsPerUser = new Map<number, number>();
     for (let n = 0; n < (opened.open ?? 0); n++) {
       const k = users[n % users.length];
       streamsPerUser.set(k, (streamsPerUser.get(k) ?? 0) + 1);
+    }
+    let expected = 0;
+    for (const k of sentAt.keys()) expected += streamsPerUser.get(k) ?? 0;
+    // Receipts still on their way: wait while they keep coming (at most 30 s).
+    const waitUntil = performance.now() + 30_000;
+    let seen = -1;
+    while (receipts.length < expected && receipts.length > seen && performance.now() < waitUntil) {
+      seen = receipts.length;
+      await sleep(3000);
     }
     const latencies: number[] = [];
     const received = new Map<number, number>();
@@ -505,6 +517,7 @@ async function stream(
       idleRssMb,
       rssOpenMb,
       peakRssMb: peakRss,
+      idleCpuPercent,
       rate: settings.streamRate,
       changes,
       latency,

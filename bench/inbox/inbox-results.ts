@@ -39,6 +39,8 @@ export interface InboxResults {
     idleRssMb: number;
     rssOpenMb: number;
     peakRssMb: number;
+    /** Service CPU while the streams are open and nothing changes (heartbeats, session checks). */
+    idleCpuPercent: number;
     rate: number;
     changes: number;
     /** From the request that made the change to the client's receipt (an upper bound of commit-to-client). */
@@ -100,7 +102,7 @@ export function inboxTargets(inbox: InboxResults | undefined): { id: string; des
     s ? s.opened === s.requested && s.peakRssMb <= 350 : null,
     s
       ? `${fmt(s.opened, 0)} open (${s.failed} failed${s.firstError ? `: ${s.firstError}` : ''}) in ${fmt(s.openSeconds, 1)} s; ` +
-          `RSS idle ${fmt(s.idleRssMb, 0)}, open ${fmt(s.rssOpenMb, 0)}, peak ${fmt(s.peakRssMb, 0)} MB`
+          `RSS idle ${fmt(s.idleRssMb, 0)}, open ${fmt(s.rssOpenMb, 0)}, peak ${fmt(s.peakRssMb, 0)} MB; quiet streams cost ${fmt(s.idleCpuPercent, 1)}% CPU`
       : 'not measured',
   );
   add(

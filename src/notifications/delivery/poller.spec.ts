@@ -18,10 +18,14 @@ describe('Poller', () => {
   });
 
   const start = (work: () => Promise<boolean> = async () => false) => {
-    poller = new Poller(250, async () => {
-      runs.push(performance.now());
-      return work();
-    }, logger);
+    poller = new Poller(
+      250,
+      async () => {
+        runs.push(performance.now());
+        return work();
+      },
+      logger,
+    );
     poller.start();
   };
 
