@@ -198,13 +198,13 @@ async function readAll(
   const k = config.users + 1;
   const reader = ids.readAllUser(k);
   const name = `${username(k)}_reader`;
-  const email = `${name}@bench.example.com`;
+  const address = `${name}@bench.example.com`;
   const userRow: Row = [
     reader,
     name,
     identityKey(name),
-    email,
-    identityKey(email),
+    address,
+    identityKey(address),
     'Read',
     'All',
     plan.passwordHash,
@@ -425,10 +425,11 @@ async function stream(
   track(clients);
   const receipts: [number, number][] = [];
   type Opened = { open: number; failed: number; firstError?: string; ms: number };
-  let opened: Opened | undefined;
+  let allOpened: (value: Opened) => void = () => undefined;
+  const openedAll = new Promise<Opened>((resolve) => (allOpened = resolve));
   clients.on('message', (message: { type: string; items?: [number, number][] } & Partial<Opened>) => {
     if (message.type === 'received' && message.items) receipts.push(...message.items);
-    if (message.type === 'opened') opened = message as Opened;
+    if (message.type === 'opened') allOpened(message as Opened);
   });
   let peakRss = idleRssMb;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(service.pid))), 200);
@@ -442,7 +443,7 @@ async function stream(
       count: settings.streams,
       concurrency: 64,
     });
-    while (!opened) await sleep(100);
+    const opened = await openedAll;
     await sleep(2000);
     const rssOpenMb = rssMb(service.pid);
     // What open, quiet streams cost (heartbeats and session checks): the service's CPU over one sweep period or more.
@@ -479,7 +480,7 @@ async function stream(
     }
     await Promise.all(requests);
     const streamsPerUser = new Map<number, number>();
-    for (let n = 0; n < (opened.open ?? 0); n++) {
+    for (let n = 0; n < opened.open; n++) {
       const k = users[n % users.length];
       streamsPerUser.set(k, (streamsPerUser.get(k) ?? 0) + 1);
     }
@@ -577,7 +578,7 @@ async function email(
   settings: ReturnType<typeof inboxSettings>,
   start: (name: string, env: Record<string, string>) => Promise<ServerHandle>,
 ) {
-  const { config, plan } = context;
+  const { config } = context;
   let sinkReceived = 0;
   const sink = new SMTPServer({
     authOptional: true,

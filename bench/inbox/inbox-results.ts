@@ -55,7 +55,9 @@ export interface InboxResults {
 }
 
 /** Target rows for bench/report.ts (MariaDB). */
-export function inboxTargets(inbox: InboxResults | undefined): { id: string; description: string; measured: string; met: boolean | null }[] {
+export function inboxTargets(
+  inbox: InboxResults | undefined,
+): { id: string; description: string; measured: string; met: boolean | null }[] {
   if (!inbox) return [];
   const rows: { id: string; description: string; measured: string; met: boolean | null }[] = [];
   const add = (id: string, description: string, met: boolean | null, measured: string) =>

@@ -226,11 +226,12 @@ export class NotificationStreamService implements OnModuleDestroy {
       const streams = [...this.live];
       const states = await this.notifications.sessionStates([...new Set(streams.map((s) => s.session.userId))]);
       const now = Date.now();
-      for (const { session, close } of streams) {
+      for (const stream of streams) {
+        const { session } = stream;
         const state = states.get(session.userId);
         const valid =
           state?.isActive && state.tokenVersion === session.tokenVersion && session.tokenExpiresAt.getTime() > now;
-        if (!valid) close();
+        if (!valid) stream.close();
       }
     } catch (error) {
       // Streams stay open and are checked again at the next sweep: a database hiccup must not drop every client.
