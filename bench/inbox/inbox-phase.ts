@@ -292,6 +292,7 @@ async function readAll(
   log(`[mysql] inbox-read-all: HTTP ${answer.status}, ${updated} updated in ${fmt(seconds, 2)} s; ${countsDetail}`);
   return {
     rows: settings.readAllRows,
+    status: answer.status,
     updated,
     seconds,
     countsExact,

@@ -13,6 +13,8 @@ export interface InboxResults {
   unreadCount?: ScenarioResult;
   readAll?: {
     rows: number;
+    /** HTTP status of the read-all (503: cut by REQUEST_TIMEOUT_MS, and rolled back). */
+    status: number;
     updated: number;
     seconds: number;
     countsExact: boolean;
@@ -74,7 +76,9 @@ export function inboxTargets(
     'inbox-read-all',
     `read-all over ${r ? fmt(r.rows, 0) : '100,000'} unread of one user <= 5 s, counts exact after`,
     r ? r.seconds <= 5 && r.countsExact && r.updated === r.rows : null,
-    r ? `${fmt(r.seconds, 2)} s, ${fmt(r.updated, 0)} updated; ${r.countsDetail}` : 'not measured',
+    r
+      ? `HTTP ${r.status} after ${fmt(r.seconds, 2)} s, ${fmt(r.updated, 0)} updated; ${r.countsDetail}`
+      : 'not measured',
   );
   add(
     'inbox-read-all-others',
