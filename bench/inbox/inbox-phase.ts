@@ -304,8 +304,9 @@ async function readAll(
 }
 
 /**
- * A read-all cut by the request deadline is rolled back by MariaDB for as long as it ran: wait for
- * that (at most 120 s), so that the next scenario does not measure the rollback.
+ * A read-all answered 503 by the request deadline goes on in MariaDB (nothing cancels the UPDATE):
+ * wait until it committed or rolled back (at most 120 s), so the counts check sees its outcome and
+ * the next scenario does not measure it.
  */
 async function waitForNoWriteTransactions(db: mysql.Connection): Promise<number> {
   const started = performance.now();

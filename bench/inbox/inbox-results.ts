@@ -13,7 +13,7 @@ export interface InboxResults {
   unreadCount?: ScenarioResult;
   readAll?: {
     rows: number;
-    /** HTTP status of the read-all (503: cut by REQUEST_TIMEOUT_MS, and rolled back). */
+    /** HTTP status of the read-all (503: past REQUEST_TIMEOUT_MS; the UPDATE is not cancelled and may still commit). */
     status: number;
     updated: number;
     seconds: number;
