@@ -1,5 +1,6 @@
 import type { BenchConfig } from './config.js';
 import { keysetProblem, type ExplainEntry } from './explain.js';
+import { inboxTargets, type InboxResults } from './inbox/inbox-results.js';
 import type { LoadTimes } from './load-mysql.js';
 import type { LoadResult } from './load-types.js';
 import type { Measurement } from './loadrun.js';
@@ -65,6 +66,7 @@ export interface BenchResults {
   micro?: MicroResults;
   mysql?: DatabaseResults;
   sqlite?: DatabaseResults;
+  inbox?: InboxResults;
   targets: Target[];
   notes: string[];
 }
@@ -250,6 +252,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
       met: null,
     });
   }
+  targets.push(...inboxTargets(results.inbox));
   return targets;
 }
 

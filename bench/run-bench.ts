@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describeConfig, loadBenchConfig } from './config.js';
 import { documentId, documentOwner, makePlan, userId, username, type DataPlan } from './datagen.js';
 import { explainMysql, explainSqlite, type ExplainEntry } from './explain.js';
+import { inboxOnly, inboxSelected, runInboxMysql } from './inbox/inbox-phase.js';
 import {
   adminConnection,
   createMysqlSchema,
@@ -601,6 +602,8 @@ async function mysqlPhase(paths: Paths, plan: DataPlan, tokens: string[], result
     db.sizes = await mysqlTableSizes(config);
     const n = db.sizes.notifications;
     if (n) log(`MariaDB: notifications ~${n.rows} rows, data ${fmt(n.dataMb, 0)} MB, indexes ${fmt(n.indexMb, 0)} MB`);
+    // Only inbox scenarios selected: they run after this phase (bench/inbox/), on the data loaded here.
+    if (inboxOnly(config)) return;
 
     // Restart so that both servers see the full table with fresh pools and caches.
     await pair.service.stop();
@@ -769,6 +772,18 @@ async function main(): Promise<void> {
       `Plan: heavy user ${plan.counts[0]} notifications, typical users ${plan.typicalCount} each; growth stage 1 = ${plan.stage1Total} rows`,
     );
     if (config.mysql) await mysqlPhase(paths, plan, tokens, results);
+    if (config.mysql && inboxSelected(config)) {
+      results.inbox = await runInboxMysql({
+        config,
+        plan,
+        tokens,
+        paths,
+        serviceEnv,
+        nodeFlags: productionNodeFlags(projectRoot),
+        dbPid: pidOf('mariadbd') ?? pidOf('mysqld'),
+      });
+      if (results.inbox.unreadCount) results.mysql?.scenarios.push(results.inbox.unreadCount);
+    }
     if (config.sqlite) await sqlitePhase(paths, plan, tokens, results);
     results.machine.loadAtEnd = loadavg()
       .map((v) => v.toFixed(2))

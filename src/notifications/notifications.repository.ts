@@ -119,6 +119,22 @@ export class NotificationsRepository {
     return rows.map((row) => this.rows.fromRow(row));
   }
 
+  /** Whether each user is active and their token version (the stream session sweep); unknown users are absent. */
+  async sessionStates(userIds: string[]): Promise<Map<string, { isActive: boolean; tokenVersion: number }>> {
+    const states = new Map<string, { isActive: boolean; tokenVersion: number }>();
+    for (let start = 0; start < userIds.length; start += 500) {
+      const chunk = userIds.slice(start, start + 500);
+      const rows = await this.sql.select<{ id: string; isActive: unknown; tokenVersion: number | string }>(
+        `SELECT id, isActive, tokenVersion FROM users WHERE id IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      );
+      for (const row of rows) {
+        states.set(row.id, { isActive: Boolean(Number(row.isActive)), tokenVersion: Number(row.tokenVersion) });
+      }
+    }
+    return states;
+  }
+
   storedPreferences(userId: string): Promise<{ event: string; inApp: unknown; email: unknown }[]> {
     return this.sql.select('SELECT event, inApp, email FROM notification_preferences WHERE userId = ?', [userId]);
   }

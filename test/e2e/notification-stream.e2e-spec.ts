@@ -163,6 +163,26 @@ describe.each(databasesUnderTest())('GET /api/notifications/stream on %s', (kind
     await waitFor(async () => byHeader.isEnded() && byTicket.isEnded(), 'the streams to end', 30_000);
   });
 
+  it('ends the streams of a deactivated user at the next session check, and only theirs', async () => {
+    const bob = await stream('', { authorization: `Bearer ${await t.login('bob')}` });
+    const alice = await stream('', { authorization: `Bearer ${await t.login('alice')}` });
+    await waitFor(async () => lastCount(bob) !== undefined && lastCount(alice) !== undefined, 'both streams');
+    await t.dataSource.query('UPDATE users SET isActive = 0 WHERE id = ?', [t.user('bob').id]);
+    try {
+      await waitFor(async () => bob.isEnded(), "bob's stream to end", 30_000);
+      // Two more checks (one per second here) pass: alice's stream is still open.
+      const beats = alice.events.filter((event) => event.comment === 'heartbeat').length;
+      await waitFor(
+        async () => alice.events.filter((event) => event.comment === 'heartbeat').length >= beats + 2,
+        'two more heartbeats',
+      );
+      expect(alice.isEnded()).toBe(false);
+    } finally {
+      await t.dataSource.query('UPDATE users SET isActive = 1 WHERE id = ?', [t.user('bob').id]);
+      alice.close();
+    }
+  });
+
   it('documents the stream as text/event-stream in the OpenAPI document', async () => {
     const response = await fetch(`${t.url}/docs-json`);
     expect(response.status).toBe(200);

@@ -17,6 +17,12 @@ const BATCH_SIZE = 50;
 /** Polling keeps other instances' events within the 1 s target; this instance's own are nudged at once. */
 export const DISPATCH_POLL_MS = 250;
 const NUDGE_DELAY_MS = 15;
+/**
+ * The nudge comes before the writer commits, so the nudged run may not see the event yet: runs
+ * that find less than a batch look again this soon, for this long after the last nudge.
+ */
+const NUDGE_RETRY_MS = 25;
+const NUDGE_FOLLOW_UP_MS = 1_000;
 
 /**
  * Turns outbox events into notifications, exactly once per (event, recipient, channel): one
@@ -30,6 +36,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   private readonly logger = new Logger('NotificationDispatcher');
   private readonly poller = new Poller(DISPATCH_POLL_MS, () => this.dispatchBatch(), this.logger);
   private stopListening: (() => void) | undefined;
+  private lastNudge = -Infinity;
   /** Called after a batch committed e-mail notifications (the e-mail worker's nudge). */
   onEmailsQueued: (() => void) | undefined;
 
@@ -42,7 +49,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopListening = onOutboxWrite(() => this.poller.wake(NUDGE_DELAY_MS));
+    this.stopListening = onOutboxWrite(() => {
+      this.lastNudge = performance.now();
+      this.poller.wake(NUDGE_DELAY_MS);
+    });
     this.poller.start();
   }
 
@@ -80,7 +90,9 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       }
       if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
     }
-    return events.length === BATCH_SIZE;
+    const full = events.length === BATCH_SIZE;
+    if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
+    return full;
   }
 
   private async recipientIds(event: OutboxEvent): Promise<string[]> {

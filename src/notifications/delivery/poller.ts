@@ -6,9 +6,12 @@ import type { Logger } from '@nestjs/common';
  */
 export class Poller {
   private timer: NodeJS.Timeout | undefined;
+  /** When the scheduled run is due (performance.now()); a later wake does not push it back. */
+  private dueAt = Infinity;
   private running: Promise<void> | undefined;
   private stopped = true;
-  private wokenDuringRun = false;
+  /** A wake that came during a run: the delay it asked for (undefined: none came). */
+  private wokenDuringRun: number | undefined;
 
   constructor(
     private readonly intervalMs: number,
@@ -21,11 +24,11 @@ export class Poller {
     this.schedule(0);
   }
 
-  /** Run within `delayMs` (or right after the current run). */
+  /** Run within `delayMs` (counted from the end of the current run, if one is going). */
   wake(delayMs = 0): void {
     if (this.stopped) return;
     if (this.running) {
-      this.wokenDuringRun = true;
+      this.wokenDuringRun = Math.min(this.wokenDuringRun ?? delayMs, delayMs);
       return;
     }
     this.schedule(delayMs);
@@ -34,19 +37,27 @@ export class Poller {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dueAt = Infinity;
     await this.running;
   }
 
   private schedule(delayMs: number): void {
+    const dueAt = performance.now() + delayMs;
+    // Wakes faster than the delay (events at 100/s, nudged 15 ms later) would otherwise postpone the run forever.
+    if (this.timer && dueAt >= this.dueAt) return;
     clearTimeout(this.timer);
+    this.dueAt = dueAt;
     this.timer = setTimeout(() => void this.run(), delayMs);
     this.timer.unref();
   }
 
   private async run(): Promise<void> {
+    this.timer = undefined;
+    this.dueAt = Infinity;
     if (this.stopped || this.running) return;
     let more = false;
-    this.wokenDuringRun = false;
+    this.wokenDuringRun = undefined;
     this.running = (async () => {
       try {
         more = await this.work();
@@ -56,6 +67,6 @@ export class Poller {
     })();
     await this.running;
     this.running = undefined;
-    if (!this.stopped) this.schedule(more || this.wokenDuringRun ? 0 : this.intervalMs);
+    if (!this.stopped) this.schedule(more ? 0 : (this.wokenDuringRun ?? this.intervalMs));
   }
 }

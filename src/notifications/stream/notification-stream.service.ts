@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -18,6 +18,12 @@ export interface StreamSession {
   tokenExpiresAt: Date;
 }
 
+/** An open stream, as the session sweep sees it. */
+interface LiveStream {
+  session: StreamSession;
+  close(): void;
+}
+
 /** At most this many notifications are replayed for a Last-Event-ID. */
 const REPLAY_LIMIT = 1_000;
 /** The session (logout, deactivation) is checked at least this often, so a stream ends within 30 s. */
@@ -30,8 +36,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * replies) leave it alone from then on, so a stream is not cut after REQUEST_TIMEOUT_MS.
  */
 @Injectable()
-export class NotificationStreamService {
+export class NotificationStreamService implements OnModuleDestroy {
+  private readonly logger = new Logger('NotificationStream');
   private readonly openStreams = new Map<string, number>();
+  /** Every open stream of this instance: one sweep checks all their sessions with a few queries. */
+  private readonly live = new Set<LiveStream>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping = false;
   private readonly settings: ReturnType<typeof jwtSettings>;
 
   constructor(
@@ -146,12 +157,9 @@ export class NotificationStreamService {
     const unsubscribe = this.hub.subscribe(userId, (message) => (replaying ? buffered.push(message) : handle(message)));
 
     const heartbeat = setInterval(() => write(': heartbeat\n\n'), this.config.sseHeartbeatSeconds * 1000);
-    const checkSeconds = Math.min(this.config.sseHeartbeatSeconds, MAX_SESSION_CHECK_SECONDS);
-    const sessionCheck = setInterval(() => {
-      enqueue(async () => {
-        if (!(await this.valid(session))) close();
-      });
-    }, checkSeconds * 1000);
+    const stream: LiveStream = { session, close: () => close() };
+    this.live.add(stream);
+    this.startSweep();
     const untilExpiry = Math.min(session.tokenExpiresAt.getTime() - Date.now(), 2 ** 31 - 1);
     const expiry = setTimeout(() => close(), Math.max(0, untilExpiry));
 
@@ -163,8 +171,9 @@ export class NotificationStreamService {
     response.once('close', () => {
       closed = true;
       clearInterval(heartbeat);
-      clearInterval(sessionCheck);
       clearTimeout(expiry);
+      this.live.delete(stream);
+      if (this.live.size === 0) this.stopSweep();
       unsubscribe();
       const left = (this.openStreams.get(userId) ?? 1) - 1;
       if (left > 0) this.openStreams.set(userId, left);
@@ -187,6 +196,49 @@ export class NotificationStreamService {
       replaying = false;
       for (const message of buffered.splice(0)) handle(message);
     });
+  }
+
+  onModuleDestroy(): void {
+    this.stopSweep();
+  }
+
+  /**
+   * Every min(SSE_HEARTBEAT_SECONDS, 10) seconds while streams are open: one query per 500 users
+   * instead of one per stream (10,000 streams would otherwise cost 1,000 queries/s), then the
+   * streams whose user was deactivated, logged out (token version) or whose token expired end.
+   */
+  private startSweep(): void {
+    if (this.sweepTimer) return;
+    const checkSeconds = Math.min(this.config.sseHeartbeatSeconds, MAX_SESSION_CHECK_SECONDS);
+    this.sweepTimer = setInterval(() => void this.sweep(), checkSeconds * 1000);
+    this.sweepTimer.unref();
+  }
+
+  private stopSweep(): void {
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const streams = [...this.live];
+      const states = await this.notifications.sessionStates([...new Set(streams.map((s) => s.session.userId))]);
+      const now = Date.now();
+      for (const stream of streams) {
+        const { session } = stream;
+        const state = states.get(session.userId);
+        const valid =
+          state?.isActive && state.tokenVersion === session.tokenVersion && session.tokenExpiresAt.getTime() > now;
+        if (!valid) stream.close();
+      }
+    } catch (error) {
+      // Streams stay open and are checked again at the next sweep: a database hiccup must not drop every client.
+      this.logger.warn(`session sweep failed: ${(error as Error).message}`);
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /** Whether the user is still active with the same token version, and the token has not expired. */
