@@ -7,7 +7,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeConfig, loadBenchConfig } from './config.js';
-import { documentId, documentOwner, makePlan, userId, username, type DataPlan } from './datagen.js';
+import { documentId, documentOwner, documentUpdatable, makePlan, userId, username, type DataPlan } from './datagen.js';
 import { explainMysql, explainSqlite, type ExplainEntry } from './explain.js';
 import {
   adminConnection,
@@ -326,7 +326,8 @@ async function countQueries(
     {
       kind: 'update',
       request: () => {
-        const j = documentCursor--;
+        let j = documentCursor--;
+        while (!documentUpdatable(j)) j = documentCursor--;
         return {
           path: `/api/documents/${documentId(j)}`,
           method: 'PUT',
