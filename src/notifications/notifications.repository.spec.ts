@@ -8,7 +8,11 @@ import { SqlRunner } from '../database/sql-runner.js';
 import { User } from '../users/entities/user.entity.js';
 import { Notification, NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from './entities/notification.entity.js';
 import { NotificationsRepository } from './notifications.repository.js';
-import { NOTIFICATION_COLUMNS, type NotificationListFilters } from './notifications.sql.js';
+import {
+  NOTIFICATION_COLUMNS,
+  notificationPageStatement,
+  type NotificationListFilters,
+} from './notifications.sql.js';
 
 describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
   let dataSource: DataSource;
@@ -85,11 +89,38 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
     );
   });
 
-  it('counts exactly what the filters match, from the trigger-kept totals', async () => {
+  it('counts exactly what the filters match, from the trigger-kept totals, for a live session', async () => {
+    const session = { userId, tokenVersion: 0 };
     for (const filters of FILTERS) {
-      await expect(repository.count(userId, filters)).resolves.toBe(matching(filters).length);
+      await expect(repository.countInSession(session, filters)).resolves.toBe(matching(filters).length);
     }
-    await expect(repository.count(randomUUID(), {})).resolves.toBe(0);
+  });
+
+  it('answers no count for a session that is not live: revoked, deactivated or unknown user', async () => {
+    await expect(repository.countInSession({ userId, tokenVersion: 1 }, {})).resolves.toBeNull();
+    await expect(repository.countInSession({ userId: randomUUID(), tokenVersion: 0 }, {})).resolves.toBeNull();
+    await dataSource.getRepository(User).update({ id: userId }, { isActive: false });
+    try {
+      await expect(repository.countInSession({ userId, tokenVersion: 0 }, {})).resolves.toBeNull();
+    } finally {
+      await dataSource.getRepository(User).update({ id: userId }, { isActive: true });
+    }
+    await expect(repository.countInSession({ userId, tokenVersion: 0 }, {})).resolves.toBe(mine.length);
+  });
+
+  it('reads the same page straight off the index and through the deferred join', async () => {
+    const sql = new SqlRunner(dataSource);
+    for (const filters of FILTERS) {
+      const expected = matching(filters)
+        .slice(2, 6)
+        .map((row) => row.id);
+      for (const deferredJoinFrom of [0, Number.MAX_SAFE_INTEGER]) {
+        const rows = await sql.select<{ id: string }>(
+          ...notificationPageStatement(userId, filters, 4, 2, undefined, deferredJoinFrom),
+        );
+        expect(rows.map((row) => row.id)).toEqual(expected);
+      }
+    }
   });
 
   it('pages newest first by OFFSET and after a position, as TypeORM hydrates the rows', async () => {

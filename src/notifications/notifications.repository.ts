@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { TokenSession } from '../auth/token-session.js';
 import { EntityRows, SqlRunner } from '../database/sql-runner.js';
 import type { DomainEventType } from '../events/domain-event.js';
+import { withLiveSession } from '../users/users.sql.js';
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
 import { NotificationStreamTicket } from './entities/notification-stream-ticket.entity.js';
 import {
@@ -47,12 +49,15 @@ export class NotificationsRepository {
     this.mysql = dataSource.options.type === 'mysql';
   }
 
-  /** How many of the user's notifications match the filters (exact). */
-  async count(userId: string, filters: NotificationListFilters): Promise<number> {
-    const [row] = await this.sql.select<{ total: string | number | null }>(
-      ...notificationCountStatement(userId, filters),
+  /**
+   * How many of the session's user's notifications match the filters (exact), in the same
+   * statement that checks the session: null when it is not live (revoked, deactivated, gone).
+   */
+  async countInSession(session: TokenSession, filters: NotificationListFilters): Promise<number | null> {
+    const [row] = await this.sql.select<{ value: string | number | null }>(
+      ...withLiveSession(notificationCountStatement(session.userId, filters), session),
     );
-    return Number(row?.total ?? 0);
+    return row ? Number(row.value ?? 0) : null;
   }
 
   /** Up to `take` of the user's matching notifications, newest first, from `offset` or after a position. */

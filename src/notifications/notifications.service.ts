@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { TokenSession } from '../auth/token-session.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
@@ -34,12 +35,20 @@ export class NotificationsService {
    * number is an OFFSET (over index entries only, see the repository); a cursor continues right
    * after the item it names, at the same cost at any depth.
    */
-  async list(userId: string, query: ListNotificationsQueryDto): Promise<NotificationPage> {
+  async list(session: TokenSession, query: ListNotificationsQueryDto): Promise<NotificationPage> {
     if (query.cursor !== undefined && query.page !== undefined) {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const total = await this.notifications.count(userId, query);
+    // The route's session check (SessionCheckedByQuery): the total is read only for a live session.
+    const total = await this.notifications.countInSession(session, query);
+    if (total === null) {
+      throw new ApiError(
+        'unauthorized',
+        'The token has been revoked, or its user no longer exists or is inactive; log in again.',
+      );
+    }
+    const userId = session.userId;
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
 
