@@ -61,12 +61,14 @@ export class SqlRunner {
   }
 
   /**
-   * Runs `write`; if it changed exactly one row, runs `then` too (one or more statements, in
-   * order), all in one transaction. Answers
-   * whether `write` hit its row (nothing is written when it did not). On SQLite both statements
+   * Runs `write`; if it changed exactly one row, runs `then` too (single-row INSERT ... VALUES
+   * statements, in order), all in one transaction. Answers whether `write` hit its row (nothing is
+   * written when it did not). On MySQL the whole transaction is one batch, one round trip:
+   * START TRANSACTION; write; each INSERT as INSERT ... SELECT ... WHERE ROW_COUNT() = 1 (the
+   * previous statement's count: the write's, then each INSERT's); COMMIT. On SQLite the statements
    * run inside one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE ... COMMIT), so no other
-   * statement on the shared connection can interleave; if a TypeORM transaction is already open
-   * on that connection, it goes through TypeORM instead.
+   * statement on the shared connection can interleave; if a TypeORM transaction is already open on
+   * that connection, it goes through TypeORM instead.
    */
   writeIfChanged(write: SqlStatement, ...then: SqlStatement[]): Promise<boolean> {
     const native = this.dataSource.options.type === 'better-sqlite3' ? nativeConnection(this.dataSource) : undefined;
@@ -85,11 +87,32 @@ export class SqlRunner {
         return Promise.reject(error);
       }
     }
+    if (this.dataSource.options.type === 'mysql') return this.mysqlBatch(write, then);
     return this.transaction(async (tx) => {
       if ((await tx.execute(...write)) !== 1) return false;
       for (const statement of then) await tx.execute(...statement);
       return true;
     });
+  }
+
+  private async mysqlBatch(write: SqlStatement, then: SqlStatement[]): Promise<boolean> {
+    const sql = ['START TRANSACTION', write[0], ...then.map(([insert]) => afterOneRow(insert)), 'COMMIT'].join(';\n');
+    const parameters = [write[1], ...then.map((statement) => statement[1])].flat();
+    const connection = await acquireMysqlConnection(this.dataSource);
+    try {
+      const results = await run<{ affectedRows: number }[]>(connection, sql, parameters);
+      connection.release();
+      return results[1].affectedRows === 1;
+    } catch (error) {
+      // A statement failed mid-batch: the server ran none after it, and the transaction is open.
+      try {
+        await run(connection, 'ROLLBACK', []);
+        connection.release();
+      } catch {
+        connection.destroy();
+      }
+      throw error;
+    }
   }
 
   private async mysqlTransaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
@@ -136,6 +159,16 @@ function run<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: un
   return new Promise((resolve, reject) => {
     target.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result as T)));
   });
+}
+
+/**
+ * A single-row `INSERT INTO t (columns) VALUES (?, ...)` that inserts only when the statement
+ * before it in the batch changed exactly one row (MySQL/MariaDB: FROM DUAL, ROW_COUNT()).
+ */
+export function afterOneRow(insert: string): string {
+  const match = /^INSERT INTO (\w+ \([\w, ]+\)) VALUES \(([?, ]+)\)$/.exec(insert);
+  if (!match) throw new Error(`Not a single-row INSERT ... VALUES with placeholders: ${insert.slice(0, 80)}`);
+  return `INSERT INTO ${match[1]} SELECT ${match[2]} FROM DUAL WHERE ROW_COUNT() = 1`;
 }
 
 /** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */
