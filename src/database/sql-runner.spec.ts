@@ -180,6 +180,28 @@ describe('SqlRunner on sqlite (its own statement cache and transactions)', () =>
     prepare.mockRestore();
   });
 
+  it('queues concurrent transactions: a rollback undoes only its own', async () => {
+    const failed = new Error('rolled back');
+    const first = fixture.sql.transaction(async (tx) => {
+      await tx.execute(...rename(1, 'uno', 'one'));
+      // Let the second transaction start now if it were not queued.
+      await new Promise((resolve) => setImmediate(resolve));
+      throw failed;
+    });
+    const second = fixture.sql.transaction((tx) => tx.execute(...rename(2, 'dos', 'two')));
+    await expect(first).rejects.toBe(failed);
+    await expect(second).resolves.toBe(1);
+    await expect(names(fixture)).resolves.toEqual(['one', 'dos']);
+  });
+
+  it('runs a transaction opened inside another as part of it instead of waiting for it', async () => {
+    await fixture.sql.transaction(async (tx) => {
+      await tx.execute(...rename(1, 'uno', 'one'));
+      await fixture.sql.transaction((inner) => inner.execute(...rename(2, 'dos', 'two')));
+    });
+    await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
+  });
+
   it('writeIfChanged joins an open TypeORM transaction instead of nesting its own', async () => {
     const runner = fixture.dataSource.createQueryRunner();
     await runner.startTransaction();

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, QueryFailedError, type EntityMetadata, type EntityTarget } from 'typeorm';
@@ -27,14 +28,18 @@ export interface SqlTransaction {
  * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace, a copy
  * of the rows), which on the notification list, the token check and the document update costs
  * more CPU than the query. On MySQL a transaction is START TRANSACTION ... COMMIT on one pooled
- * connection; on SQLite it is TypeORM's own transaction (one connection, which TypeORM
- * serialises). Errors are the driver's own, which the error mapping recognises by code (a lost
+ * connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
+ * other the runner has open (TypeORM would nest a concurrent one as a savepoint of the first, so a
+ * rollback of either would undo both). Errors are the driver's own, which the error mapping recognises by code (a lost
  * database is still a 503).
  */
 @Injectable()
 export class SqlRunner {
   /** Prepared statements per SQLite connection: a handful of shapes (one per filter combination). */
   private readonly statements = new WeakMap<SqliteDatabase, LRUCache<string, SqliteStatement>>();
+  /** SQLite: the end of the last queued transaction, and whether the current async context is inside one. */
+  private sqliteQueue: Promise<unknown> = Promise.resolve();
+  private readonly insideSqliteTransaction = new AsyncLocalStorage<true>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -51,13 +56,21 @@ export class SqlRunner {
   /** Commits when `work` resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
     if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work);
-    return this.dataSource.transaction((manager) => {
-      const runner = manager.queryRunner!;
-      return work({
-        select: (sql, parameters) => runner.query(sql, parameters),
-        execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+    const run = () =>
+      this.dataSource.transaction((manager) => {
+        const runner = manager.queryRunner!;
+        return this.insideSqliteTransaction.run(true, () =>
+          work({
+            select: (sql, parameters) => runner.query(sql, parameters),
+            execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+          }),
+        );
       });
-    });
+    // A transaction opened from inside another one joins it (as TypeORM's savepoint), never waits for it.
+    if (this.insideSqliteTransaction.getStore()) return run();
+    const result = this.sqliteQueue.then(run);
+    this.sqliteQueue = result.catch(() => undefined);
+    return result;
   }
 
   /**
