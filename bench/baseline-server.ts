@@ -324,6 +324,7 @@ interface DocumentRow {
   rowVersion: number;
   createdAt: string;
   updatedAt: string;
+  sha256: string | null;
 }
 
 interface UpdateBody {
@@ -342,7 +343,7 @@ const EDITABLE = ['title', 'description', 'tags', 'metadata'] as const;
 const DOCUMENT_FOR_UPDATE_SQL =
   'SELECT u.username, r.permissions AS rolePermissions, pm.role AS callerProjectRole, d.id, d.projectId, ' +
   'd.documentTypeId, d.title, d.description, d.fileName, d.fileSize, d.mimeType, d.currentVersion, d.status, ' +
-  'd.tags, d.metadata, d.uploadedBy, d.rowVersion, d.createdAt, d.updatedAt ' +
+  'd.tags, d.metadata, d.uploadedBy, d.rowVersion, d.createdAt, d.updatedAt, d.sha256 ' +
   'FROM users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId ' +
   'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
   'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id ' +
@@ -428,6 +429,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
         uploadedBy: row.uploadedBy,
         createdAt: iso(row.createdAt),
         updatedAt: iso(row.updatedAt),
+        sha256: row.sha256,
       };
       if (Object.keys(changes).length === 0) {
         void reply.header('etag', `"v${row.rowVersion}"`);
@@ -497,6 +499,7 @@ function reorder(d: Record<string, unknown>) {
     uploadedBy: d.uploadedBy,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
+    sha256: d.sha256,
   };
 }
 
