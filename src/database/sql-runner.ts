@@ -53,6 +53,25 @@ export class SqlRunner {
     }
   }
 
+  /**
+   * As `select`, with DATETIME values as their stored text, 'YYYY-MM-DD HH:MM:SS.mmm' (UTC), on both
+   * databases (mysql2's dateStrings; SQLite stores that text): no Date object per value for a row
+   * that goes straight to JSON (see `isoFromStored`).
+   */
+  selectStored<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    try {
+      const native = nativeConnection(this.dataSource);
+      if (native.kind === 'sqlite') return this.select<T>(sql, parameters);
+      return new Promise((resolve, reject) => {
+        native.pool.query({ sql, dateStrings: true }, parameters, (error, rows) =>
+          error ? reject(error) : resolve(rows as T[]),
+        );
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Commits when `work` resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
     if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work);
@@ -187,6 +206,11 @@ export function afterOneRow(insert: string): string {
 /** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */
 function sqliteValues(parameters: unknown[]): unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+}
+
+/** A stored DATETIME(3) text ('YYYY-MM-DD HH:MM:SS.mmm', UTC) in the API's ISO form ('…T…Z'). */
+export function isoFromStored(stored: string): string {
+  return `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
 }
 
 /** A unique index refused the row (MySQL/MariaDB or SQLite), from TypeORM or from the runner. */

@@ -92,7 +92,7 @@ export class NotificationsController {
   ): Promise<NotificationListResponseDto> {
     const { notifications, total, next } = await this.notifications.list(session, query);
     return {
-      notifications: notifications.map((notification) => NotificationDto.from(notification)),
+      notifications,
       pagination: PaginationDto.of(
         query.cursor === undefined ? (query.page ?? 1) : null,
         query.limit,

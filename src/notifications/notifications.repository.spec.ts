@@ -6,6 +6,7 @@ import { openMigratedDataSource, type MigratedDataSource } from '../../test/supp
 import { identityKey } from '../common/text/identity-key.js';
 import { SqlRunner } from '../database/sql-runner.js';
 import { User } from '../users/entities/user.entity.js';
+import { NotificationDto } from './dto/notification-list-response.dto.js';
 import { Notification, NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from './entities/notification.entity.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import {
@@ -89,6 +90,19 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
     );
   });
 
+  it('pages newest first by OFFSET and after a position, exactly as the API shows TypeORM-read rows', async () => {
+    // The list maps stored text to ISO itself; it must answer what NotificationDto.from gives for the entity.
+    const shown = (rows: Notification[]) => rows.map((row) => NotificationDto.from(row));
+    for (const filters of FILTERS) {
+      const expected = matching(filters);
+      await expect(repository.page(userId, filters, 4, 2)).resolves.toStrictEqual(shown(expected.slice(2, 6)));
+      const position = Math.min(2, expected.length - 1);
+      await expect(repository.page(userId, filters, 3, 0, expected[position])).resolves.toStrictEqual(
+        shown(expected.slice(position + 1, position + 4)),
+      );
+    }
+  });
+
   it('counts exactly what the filters match, from the trigger-kept totals, for a live session', async () => {
     const session = { userId, tokenVersion: 0 };
     for (const filters of FILTERS) {
@@ -120,17 +134,6 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
         );
         expect(rows.map((row) => row.id)).toEqual(expected);
       }
-    }
-  });
-
-  it('pages newest first by OFFSET and after a position, as TypeORM hydrates the rows', async () => {
-    for (const filters of FILTERS) {
-      const expected = matching(filters);
-      await expect(repository.page(userId, filters, 4, 2)).resolves.toEqual(expected.slice(2, 6));
-      const position = Math.min(2, expected.length - 1);
-      await expect(repository.page(userId, filters, 3, 0, expected[position])).resolves.toEqual(
-        expected.slice(position + 1, position + 4),
-      );
     }
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { TokenSession } from '../auth/token-session.js';
-import { EntityRows, SqlRunner } from '../database/sql-runner.js';
+import { EntityRows, isoFromStored, SqlRunner } from '../database/sql-runner.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import { withLiveSession } from '../users/users.sql.js';
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
@@ -23,6 +23,22 @@ import {
   notificationPageStatement,
   type NotificationListFilters,
 } from './notifications.sql.js';
+
+/** One list item as the API answers it (NotificationDto's fields): dates in ISO form. */
+export interface NotificationListItem {
+  id: string;
+  userId: string;
+  subject: string;
+  message: string;
+  notificationType: string;
+  status: string;
+  readAt: string | null;
+  createdAt: string;
+  event: string | null;
+  documentId: string | null;
+}
+
+type StoredListRow = Omit<NotificationListItem, 'readAt' | 'createdAt'> & { readAt: string | null; createdAt: string };
 
 export interface UnreadCount {
   unread: number;
@@ -60,19 +76,32 @@ export class NotificationsRepository {
     return row ? Number(row.value ?? 0) : null;
   }
 
-  /** Up to `take` of the user's matching notifications, newest first, from `offset` or after a position. */
+  /** Up to `take` of the user's matching notifications, newest first, from `offset` or after a position, as listed. */
   async page(
     userId: string,
     filters: NotificationListFilters,
     take: number,
     offset: number,
     after?: NotificationCursor,
-  ): Promise<Notification[]> {
+  ): Promise<NotificationListItem[]> {
     const position = after && { createdAt: this.rows.toColumn('createdAt', after.createdAt), id: after.id };
-    const rows = await this.sql.select<Record<string, unknown>>(
+    // The rows go straight to JSON: dates stay the stored text and become ISO once, with no
+    // Date object or entity per row (the list's hot path).
+    const rows = await this.sql.selectStored<StoredListRow>(
       ...notificationPageStatement(userId, filters, take, offset, position),
     );
-    return rows.map((row) => this.rows.fromRow(row));
+    return rows.map((row) => ({
+      id: row.id,
+      userId: row.userId,
+      subject: row.subject,
+      message: row.message,
+      notificationType: row.notificationType,
+      status: row.status,
+      readAt: row.readAt === null ? null : isoFromStored(row.readAt),
+      createdAt: isoFromStored(row.createdAt),
+      event: row.event,
+      documentId: row.documentId,
+    }));
   }
 
   /** One of the user's notifications; another user's is null. */

@@ -8,11 +8,11 @@ import type { ReadAllDto } from './dto/inbox.dto.js';
 import type { Notification } from './entities/notification.entity.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { preferenceSet, type ChannelChoice, type PreferenceSet } from './notification-preferences.js';
-import { NotificationsRepository, type UnreadCount } from './notifications.repository.js';
+import { NotificationsRepository, type NotificationListItem, type UnreadCount } from './notifications.repository.js';
 import { NotificationHub } from './stream/notification-hub.js';
 
 export interface NotificationPage {
-  notifications: Notification[];
+  notifications: NotificationListItem[];
   total: number;
   /** Position after the last item, when more items follow. */
   next: NotificationCursor | null;
@@ -56,7 +56,7 @@ export class NotificationsService {
     const rows = await this.notifications.page(userId, query, query.limit + 1, offset, after);
     const notifications = rows.slice(0, query.limit);
     const last = notifications.at(-1);
-    const next = rows.length > query.limit && last ? { createdAt: last.createdAt, id: last.id } : null;
+    const next = rows.length > query.limit && last ? { createdAt: new Date(last.createdAt), id: last.id } : null;
     return { notifications, total, next };
   }
 

@@ -22,6 +22,20 @@ export const NOTIFICATION_COLUMNS = [
   'nextAttemptAt',
 ] as const;
 
+/** The columns a list page answers (NotificationDto's fields, in its order). */
+export const NOTIFICATION_LIST_COLUMNS = [
+  'id',
+  'userId',
+  'subject',
+  'message',
+  'notificationType',
+  'status',
+  'readAt',
+  'createdAt',
+  'event',
+  'documentId',
+] as const;
+
 export interface NotificationListFilters {
   status?: string;
   type?: string;
@@ -106,7 +120,7 @@ function orderedStatement(
 export const DEFERRED_JOIN_FROM = 1000;
 
 /**
- * One page in one statement. Near the top (offset below DEFERRED_JOIN_FROM, or after a position)
+ * One page in one statement (the list's columns). Near the top (offset below DEFERRED_JOIN_FROM, or after a position)
  * the rows come straight off the (userId, [filter,] createdAt, id) index in its order, with
  * nothing to sort. Deeper, a deferred join: the ids statement as a derived table, joined back to
  * the rows, so the skipped entries are index entries, not rows (the page is sorted once more).
@@ -120,10 +134,10 @@ export function notificationPageStatement(
   deferredJoinFrom = DEFERRED_JOIN_FROM,
 ): SqlStatement {
   if (after || offset < deferredJoinFrom) {
-    return orderedStatement(NOTIFICATION_COLUMNS.join(', '), userId, filters, take, offset, after);
+    return orderedStatement(NOTIFICATION_LIST_COLUMNS.join(', '), userId, filters, take, offset, after);
   }
   const [ids, parameters] = notificationIdsStatement(userId, filters, take, offset, after);
-  const columns = NOTIFICATION_COLUMNS.map((column) => `n.${column}`).join(', ');
+  const columns = NOTIFICATION_LIST_COLUMNS.map((column) => `n.${column}`).join(', ');
   return [
     `SELECT ${columns} FROM notifications n JOIN (${ids}) p ON p.id = n.id ORDER BY p.createdAt DESC, p.id DESC`,
     parameters,

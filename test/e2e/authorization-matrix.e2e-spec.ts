@@ -50,7 +50,7 @@ export const MATRIX: Row[] = [
     body: {},
     expected: [401, 400, 400, 400, 400, 401],
   },
-  { method: 'GET', route: '/api/notifications', rule: 'authenticated', expected: [401, 200, 200, 200, 200, 401] },
+  { method: 'GET', route: '/api/notifications', rule: 'session-in-query', expected: [401, 200, 200, 200, 200, 401] },
   {
     method: 'PUT',
     route: '/api/documents/:documentId',
