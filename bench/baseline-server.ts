@@ -29,7 +29,10 @@ interface Db {
    * it hit. MySQL: one round trip (START TRANSACTION; UPDATE; INSERT ... WHERE ROW_COUNT() = 1; ...;
    * COMMIT); SQLite: one synchronous better-sqlite3 transaction.
    */
-  updateWithInserts(update: Statement, inserts: { table: string; columns: readonly string[]; values: Value[] }[]): Promise<boolean>;
+  updateWithInserts(
+    update: Statement,
+    inserts: { table: string; columns: readonly string[]; values: Value[] }[],
+  ): Promise<boolean>;
 }
 
 function mysqlDb(url: URL): Db {
@@ -110,11 +113,11 @@ function sqliteDb(path: string): Db {
       return prepared(sql).all(...params) as T[];
     },
     async updateWithInserts(update, inserts) {
-      const statements = inserts.map(({ table, columns, values }): Statement => [
+      const insertStatements = inserts.map(({ table, columns, values }): Statement => [
         `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
         values,
       ]);
-      return write.immediate(update, statements);
+      return write.immediate(update, insertStatements);
     },
   };
 }
@@ -216,7 +219,8 @@ interface NotificationRow {
   documentId: string | null;
 }
 
-const NOTIFICATION_FIELDS = 'id, userId, subject, message, notificationType, status, readAt, createdAt, event, documentId';
+const NOTIFICATION_FIELDS =
+  'id, userId, subject, message, notificationType, status, readAt, createdAt, event, documentId';
 /** Below this offset, reading the rows straight off the index beats a deferred join (which sorts the page again). */
 const DEFERRED_JOIN_FROM = 1000;
 
@@ -248,8 +252,14 @@ app.get<{ Querystring: ListQuery }>(
     // Filters, the same on the counts table (isRead) and on notifications (readAt).
     const filters: string[] = [];
     const values: Value[] = [];
-    if (status) filters.push('status = ?') && values.push(status);
-    if (type) filters.push('notificationType = ?') && values.push(type);
+    if (status) {
+      filters.push('status = ?');
+      values.push(status);
+    }
+    if (type) {
+      filters.push('notificationType = ?');
+      values.push(type);
+    }
     const countWhere = [...filters, ...(unreadOnly ? ['isRead = 0'] : [])].map((f) => ` AND ${f}`).join('');
     // Round trip 1: the session check (no row: revoked, deactivated or gone) and the exact total.
     const [session] = await db.all<{ total: string | number }>(

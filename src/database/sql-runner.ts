@@ -75,7 +75,7 @@ export class SqlRunner {
   /** Commits when `work` resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
     if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work);
-    const run = () =>
+    const begin = () =>
       this.dataSource.transaction((manager) => {
         const runner = manager.queryRunner!;
         return this.insideSqliteTransaction.run(true, () =>
@@ -86,8 +86,8 @@ export class SqlRunner {
         );
       });
     // A transaction opened from inside another one joins it (as TypeORM's savepoint), never waits for it.
-    if (this.insideSqliteTransaction.getStore()) return run();
-    const result = this.sqliteQueue.then(run);
+    if (this.insideSqliteTransaction.getStore()) return begin();
+    const result = this.sqliteQueue.then(begin);
     this.sqliteQueue = result.catch(() => undefined);
     return result;
   }

@@ -9,11 +9,7 @@ import { User } from '../users/entities/user.entity.js';
 import { NotificationDto } from './dto/notification-list-response.dto.js';
 import { Notification, NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from './entities/notification.entity.js';
 import { NotificationsRepository } from './notifications.repository.js';
-import {
-  NOTIFICATION_COLUMNS,
-  notificationPageStatement,
-  type NotificationListFilters,
-} from './notifications.sql.js';
+import { NOTIFICATION_COLUMNS, notificationPageStatement, type NotificationListFilters } from './notifications.sql.js';
 
 describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
   let dataSource: DataSource;
