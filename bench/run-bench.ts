@@ -388,11 +388,9 @@ async function countQueries(
       log(`  queries/request ${kind}: service ${count.service.join(',')}  baseline ${count.baseline.join(',')}`);
       const isList = kind.startsWith('list');
       count.serviceSql.forEach((sql, index) => {
-        const label = isList
-          ? (['auth: user + roles', 'count', 'ids', 'rows'][index] ?? `#${index + 1}`)
-          : `#${index + 1}`;
-        if (label === 'auth: user + roles' && statements.some((s) => s.shape === label)) return;
-        statements.push({ shape: label === 'auth: user + roles' ? label : `${kind} — ${label}`, sql });
+        // The list's statements: the session check folded into the total, then the page.
+        const label = isList ? (['session + count', 'page'][index] ?? `#${index + 1}`) : `#${index + 1}`;
+        statements.push({ shape: `${kind} — ${label}`, sql });
       });
     }
   } finally {
