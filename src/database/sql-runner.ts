@@ -30,8 +30,8 @@ export interface SqlTransaction {
  * more CPU than the query. On MySQL a transaction is START TRANSACTION ... COMMIT on one pooled
  * connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
  * other the runner has open (TypeORM would nest a concurrent one as a savepoint of the first, so a
- * rollback of either would undo both). Errors are the driver's own, which the error mapping recognises by code (a lost
- * database is still a 503).
+ * rollback of either would undo both). Errors are the driver's own, which the error mapping
+ * recognises by code (a lost database is still a 503).
  */
 @Injectable()
 export class SqlRunner {
