@@ -476,7 +476,9 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
               null,
               JSON.stringify({ title: (changes.title?.to as string) ?? row.title, actorName: row.username, fields }),
               updatedAt,
-              null,
+              // Written as dispatched: the service shares the database, and its dispatcher must not
+              // spend the service's CPU on the baseline's events.
+              updatedAt,
             ],
           },
         ],
