@@ -1,17 +1,14 @@
-// The floor of this stack: plain fastify + mysql2 (or better-sqlite3) doing the same work per request
-// as the service (HS256 verify with a KeyObject, user + roles lookup, the same SQL, the same JSON).
-// The SQL is the service's own: imported from the feature repositories' statement modules.
+// The floor of this stack: plain fastify + mysql2 (or better-sqlite3) doing the work of each
+// scenario the cheapest correct way, written from the schema and the API contract alone (not the
+// service's statements): the token check folded into the first statement a route needs anyway,
+// page 1 straight off the (userId, [filter,] createdAt, id) index, dates as the stored text, and an
+// update's transaction sent as one round trip. The service is judged as a ratio to it.
 // Started by run-bench with BASELINE_DB, DATABASE_URL, JWT_SECRET, PORT and HOST.
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { verify as argonVerify } from '@node-rs/argon2';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
-import mysql from 'mysql2/promise';
-// The service's own statements (pure builders in the feature folders, no Nest or TypeORM loaded).
-import { DOCUMENT_HISTORY_INSERT_SQL, documentByIdSql, documentUpdateSql } from '../src/documents/documents.sql.js';
-import { OUTBOX_INSERT_SQL } from '../src/events/outbox.sql.js';
-import { notificationCountStatement, notificationPageStatement } from '../src/notifications/notifications.sql.js';
-import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from '../src/users/users.sql.js';
+import mysql from 'mysql2';
 import { openSqlite, type SqliteDatabase } from './sqlite.js';
 
 const env = process.env;
@@ -22,14 +19,20 @@ const audience = env.JWT_AUDIENCE || 'document-management-service';
 const expiresIn = 3600;
 
 type Value = unknown;
+type Statement = [string, Value[]];
 
-/** The few operations the routes need, on either database. */
+/** The few operations the routes need, on either database. Dates are always the stored text. */
 interface Db {
   all<T>(sql: string, params: Value[]): Promise<T[]>;
-  /** Runs the conditional UPDATE and, if it hit the row, the INSERT, in one transaction; returns whether it hit. */
-  updateWithHistory(update: [string, Value[]], ...inserts: [string, Value[]][]): Promise<boolean>;
-  /** Dates come back as Date (mysql2) or as 'YYYY-MM-DD HH:MM:SS.mmm' UTC strings (SQLite). */
-  iso(value: unknown): string;
+  /**
+   * One transaction: `update`, and only if it changed exactly one row, the inserts. Answers whether
+   * it hit. MySQL: one round trip (START TRANSACTION; UPDATE; INSERT ... WHERE ROW_COUNT() = 1; ...;
+   * COMMIT); SQLite: one synchronous better-sqlite3 transaction.
+   */
+  updateWithInserts(
+    update: Statement,
+    inserts: { table: string; columns: readonly string[]; values: Value[] }[],
+  ): Promise<boolean>;
 }
 
 function mysqlDb(url: URL): Db {
@@ -45,32 +48,47 @@ function mysqlDb(url: URL): Db {
     enableKeepAlive: true,
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
+    // DATETIME(3) as its text 'YYYY-MM-DD HH:MM:SS.mmm': no Date object per value.
+    dateStrings: true,
+    // The update's transaction in one round trip (every value is bound, never spliced in).
+    multipleStatements: true,
   });
+  const query = <T>(target: mysql.Pool | mysql.PoolConnection, sql: string, params: Value[]) =>
+    new Promise<T>((resolve, reject) =>
+      target.query(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T))),
+    );
   return {
-    async all<T>(sql: string, params: Value[]) {
-      const [rows] = await pool.query(sql, params);
-      return rows as T[];
-    },
-    async updateWithHistory(update, ...inserts) {
-      const connection = await pool.getConnection();
+    all: <T>(sql: string, params: Value[]) => query<T[]>(pool, sql, params),
+    async updateWithInserts(update, inserts) {
+      const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+        pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
+      );
+      // ROW_COUNT() is the previous statement's count: the UPDATE's, then each INSERT's (1 or 0).
+      const sql = [
+        'START TRANSACTION',
+        update[0],
+        ...inserts.map(
+          ({ table, columns }) =>
+            `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.map(() => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1`,
+        ),
+        'COMMIT',
+      ].join(';\n');
       try {
-        await connection.query('START TRANSACTION');
-        const [result] = (await connection.query(update[0], update[1])) as unknown as [{ affectedRows: number }];
-        if (result.affectedRows !== 1) {
-          await connection.query('ROLLBACK');
-          return false;
-        }
-        for (const insert of inserts) await connection.query(insert[0], insert[1]);
-        await connection.query('COMMIT');
-        return true;
-      } catch (error) {
-        await connection.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
+        const results = await query<{ affectedRows: number }[]>(connection, sql, [
+          ...update[1],
+          ...inserts.flatMap((insert) => insert.values),
+        ]);
         connection.release();
+        return results[1].affectedRows === 1;
+      } catch (error) {
+        // A statement failed mid-batch: the transaction is still open on this connection.
+        await query(connection, 'ROLLBACK', []).then(
+          () => connection.release(),
+          () => connection.destroy(),
+        );
+        throw error;
       }
     },
-    iso: (value) => (value as Date).toISOString(),
   };
 }
 
@@ -83,55 +101,38 @@ function sqliteDb(path: string): Db {
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
     return statement;
   };
-  // better-sqlite3 binds no booleans (the count's unreadOnly is written into the SQL, not bound).
-  const write = db.transaction((update: [string, Value[]], inserts: [string, Value[]][]) => {
-    const result = prepared(update[0]).run(...update[1]);
-    if (result.changes !== 1) return false;
+  const write = db.transaction((update: Statement, inserts: Statement[]) => {
+    if (prepared(update[0]).run(...update[1]).changes !== 1) return false;
     for (const insert of inserts) prepared(insert[0]).run(...insert[1]);
     return true;
-  });
+  }) as ((update: Statement, inserts: Statement[]) => boolean) & {
+    immediate(update: Statement, inserts: Statement[]): boolean;
+  };
   return {
     async all<T>(sql: string, params: Value[]) {
       return prepared(sql).all(...params) as T[];
     },
-    async updateWithHistory(update, ...inserts) {
-      return write(update, inserts) as boolean;
+    async updateWithInserts(update, inserts) {
+      const insertStatements = inserts.map(({ table, columns, values }): Statement => [
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        values,
+      ]);
+      return write.immediate(update, insertStatements);
     },
-    iso: (value) => `${String(value).replace(' ', 'T')}Z`,
   };
 }
 
 const databaseUrl = env.DATABASE_URL ?? '';
 const db = kind === 'sqlite' ? sqliteDb(databaseUrl.replace(/^sqlite:(\/\/)?/, '')) : mysqlDb(new URL(databaseUrl));
 
-const toDate = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
-const sqlTime = (date: Date): Value => (kind === 'sqlite' ? toDate(date) : date);
-
-interface UserRow {
-  id: string;
-  username: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  isActive: number | boolean;
-  tokenVersion: number;
-  createdAt: unknown;
-  passwordHash?: string;
-  roleId: string | null;
-  roleName: string | null;
-  rolePermissions: string | null;
-}
+/** Both databases give DATETIME(3) as 'YYYY-MM-DD HH:MM:SS.mmm' (UTC); the API's form is ISO with Z. */
+const iso = (stored: string) => `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
+const stored = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
 
 interface Role {
   id: string;
   name: string;
   permissions: Record<string, string[]>;
-}
-
-function rolesOf(rows: UserRow[]): Role[] {
-  return rows
-    .filter((row) => row.roleId !== null)
-    .map((row) => ({ id: row.roleId!, name: row.roleName!, permissions: JSON.parse(row.rolePermissions ?? '{}') }));
 }
 
 class HttpError extends Error {
@@ -144,13 +145,13 @@ class HttpError extends Error {
   }
 }
 
-interface Principal {
-  id: string;
-  username: string;
-  roles: Role[];
+interface Claims {
+  sub: string;
+  ver: number;
 }
 
-async function authenticate(request: FastifyRequest): Promise<Principal> {
+/** The token's signature and claims; whether its session is live is part of each route's first statement. */
+function verifyToken(request: FastifyRequest): Claims {
   const header = request.headers.authorization;
   if (!header || !header.startsWith('Bearer ')) throw new HttpError(401, 'unauthorized', 'Send a bearer token.');
   let claims: jwt.JwtPayload;
@@ -162,13 +163,10 @@ async function authenticate(request: FastifyRequest): Promise<Principal> {
   if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
     throw new HttpError(401, 'unauthorized', 'The token is missing required claims.');
   }
-  const rows = await db.all<UserRow>(AUTH_CONTEXT_SQL, [claims.sub]);
-  const user = rows[0];
-  if (!user || !user.isActive || user.tokenVersion !== claims.ver) {
-    throw new HttpError(401, 'unauthorized', 'The token is no longer valid.');
-  }
-  return { id: user.id, username: user.username, roles: rolesOf(rows) };
+  return { sub: claims.sub, ver: claims.ver };
 }
+
+const revoked = () => new HttpError(401, 'unauthorized', 'The token is no longer valid.');
 
 const app = Fastify({
   logger: false,
@@ -197,15 +195,15 @@ interface ListQuery {
 }
 
 /** Same opaque format as the service: base64url of "<epoch ms>.<id>". */
-const encodeCursor = (createdAt: string, id: string) =>
-  Buffer.from(`${new Date(createdAt).getTime()}.${id}`, 'utf8').toString('base64url');
+const encodeCursor = (createdAtIso: string, id: string) =>
+  Buffer.from(`${Date.parse(createdAtIso)}.${id}`, 'utf8').toString('base64url');
 
-function decodeCursor(raw: string): { createdAt: Date; id: string } {
+function decodeCursor(raw: string): { createdAt: string; id: string } {
   const [millis, id, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('.');
   if (rest.length || !/^\d{1,15}$/.test(millis ?? '') || !/^[0-9a-f-]{36}$/i.test(id ?? '')) {
     throw new HttpError(400, 'validation_failed', 'cursor is not a value this service returned as nextCursor');
   }
-  return { createdAt: new Date(Number(millis)), id: id.toLowerCase() };
+  return { createdAt: stored(new Date(Number(millis))), id: id.toLowerCase() };
 }
 
 interface NotificationRow {
@@ -215,9 +213,16 @@ interface NotificationRow {
   message: string;
   notificationType: string;
   status: string;
-  readAt: unknown;
-  createdAt: unknown;
+  readAt: string | null;
+  createdAt: string;
+  event: string | null;
+  documentId: string | null;
 }
+
+const NOTIFICATION_FIELDS =
+  'id, userId, subject, message, notificationType, status, readAt, createdAt, event, documentId';
+/** Below this offset, reading the rows straight off the index beats a deferred join (which sorts the page again). */
+const DEFERRED_JOIN_FROM = 1000;
 
 app.get<{ Querystring: ListQuery }>(
   '/api/notifications',
@@ -238,18 +243,32 @@ app.get<{ Querystring: ListQuery }>(
     },
   },
   async (request) => {
-    const user = await authenticate(request);
+    const claims = verifyToken(request);
     const { status, type, unreadOnly, page, limit, cursor } = request.query;
     if (cursor !== undefined && /[?&]page=/.test(request.raw.url ?? '')) {
       throw new HttpError(400, 'validation_failed', 'Send either page or cursor, not both.');
     }
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    // Same statements as the service: the trigger-maintained total, then the page in one deferred join.
-    const filters = { status, type, unreadOnly };
-    const [{ total: rawTotal }] = await db.all<{ total: string | number }>(
-      ...notificationCountStatement(user.id, filters),
+    // Filters, the same on the counts table (isRead) and on notifications (readAt).
+    const filters: string[] = [];
+    const values: Value[] = [];
+    if (status) {
+      filters.push('status = ?');
+      values.push(status);
+    }
+    if (type) {
+      filters.push('notificationType = ?');
+      values.push(type);
+    }
+    const countWhere = [...filters, ...(unreadOnly ? ['isRead = 0'] : [])].map((f) => ` AND ${f}`).join('');
+    // Round trip 1: the session check (no row: revoked, deactivated or gone) and the exact total.
+    const [session] = await db.all<{ total: string | number }>(
+      `SELECT (SELECT COALESCE(SUM(total), 0) FROM notification_counts WHERE userId = ?${countWhere}) AS total ` +
+        'FROM users WHERE id = ? AND isActive = 1 AND tokenVersion = ?',
+      [claims.sub, ...values, claims.sub, claims.ver],
     );
-    const total = Number(rawTotal);
+    if (!session) throw revoked();
+    const total = Number(session.total);
     const offset = after ? 0 : (page - 1) * limit;
     const pagination = {
       page: after ? null : page,
@@ -259,32 +278,47 @@ app.get<{ Querystring: ListQuery }>(
       nextCursor: null as string | null,
     };
     if (offset >= total) return { notifications: [], pagination };
-    const position = after && { createdAt: sqlTime(after.createdAt), id: after.id };
+    // Round trip 2: the page (one row more tells whether another follows).
+    let where = ['userId = ?', ...filters, ...(unreadOnly ? ['readAt IS NULL'] : [])].join(' AND ');
+    const params: Value[] = [claims.sub, ...values];
+    if (after) {
+      where += ' AND createdAt <= ? AND (createdAt < ? OR id < ?)';
+      params.push(after.createdAt, after.createdAt, after.id);
+    }
+    params.push(limit + 1, offset);
+    const order = 'ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?';
     const all = await db.all<NotificationRow>(
-      ...notificationPageStatement(user.id, filters, limit + 1, offset, position),
+      offset < DEFERRED_JOIN_FROM
+        ? `SELECT ${NOTIFICATION_FIELDS} FROM notifications WHERE ${where} ${order}`
+        : `SELECT ${NOTIFICATION_FIELDS.replace(/(\w+)/g, 'n.$1')} FROM notifications n ` +
+            `JOIN (SELECT id, createdAt FROM notifications WHERE ${where} ${order}) p ON p.id = n.id ` +
+            'ORDER BY p.createdAt DESC, p.id DESC',
+      params,
     );
-    const rows = all.slice(0, limit);
-    const last = rows.at(-1);
-    if (all.length > limit && last) pagination.nextCursor = encodeCursor(db.iso(last.createdAt), last.id);
-    return {
-      notifications: rows.map((row) => ({
-        id: row.id,
-        userId: row.userId,
-        subject: row.subject,
-        message: row.message,
-        notificationType: row.notificationType,
-        status: row.status,
-        readAt: row.readAt ? db.iso(row.readAt) : null,
-        createdAt: db.iso(row.createdAt),
-      })),
-      pagination,
-    };
+    const rows = all.length > limit ? all.slice(0, limit) : all;
+    const notifications = rows.map((row) => ({
+      id: row.id,
+      userId: row.userId,
+      subject: row.subject,
+      message: row.message,
+      notificationType: row.notificationType,
+      status: row.status,
+      readAt: row.readAt === null ? null : iso(row.readAt),
+      createdAt: iso(row.createdAt),
+      event: row.event,
+      documentId: row.documentId,
+    }));
+    const last = notifications.at(-1);
+    if (all.length > limit && last) pagination.nextCursor = encodeCursor(last.createdAt, last.id);
+    return { notifications, pagination };
   },
 );
 
 interface DocumentRow {
-  id: string;
+  username: string;
+  rolePermissions: string | null;
   callerProjectRole: string | null;
+  id: string | null;
   projectId: string;
   documentTypeId: string;
   title: string;
@@ -298,8 +332,9 @@ interface DocumentRow {
   metadata: string;
   uploadedBy: string;
   rowVersion: number;
-  createdAt: unknown;
-  updatedAt: unknown;
+  createdAt: string;
+  updatedAt: string;
+  sha256: string | null;
 }
 
 interface UpdateBody {
@@ -310,6 +345,32 @@ interface UpdateBody {
 }
 
 const EDITABLE = ['title', 'description', 'tags', 'metadata'] as const;
+
+/**
+ * The session check, the caller's role permissions (one row per role) and the document with the
+ * caller's project role, in one statement. Parameters: document id, user id, token version.
+ */
+const DOCUMENT_FOR_UPDATE_SQL =
+  'SELECT u.username, r.permissions AS rolePermissions, pm.role AS callerProjectRole, d.id, d.projectId, ' +
+  'd.documentTypeId, d.title, d.description, d.fileName, d.fileSize, d.mimeType, d.currentVersion, d.status, ' +
+  'd.tags, d.metadata, d.uploadedBy, d.rowVersion, d.createdAt, d.updatedAt, d.sha256 ' +
+  'FROM users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId ' +
+  'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
+  'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id ' +
+  'WHERE u.id = ? AND u.isActive = 1 AND u.tokenVersion = ?';
+
+const HISTORY_COLUMNS = ['id', 'documentId', 'changedBy', 'changedAt', 'rowVersion', 'changes', 'action'];
+const OUTBOX_COLUMNS = [
+  'id',
+  'type',
+  'actorId',
+  'projectId',
+  'documentId',
+  'subjectUserId',
+  'payload',
+  'createdAt',
+  'dispatchedAt',
+];
 
 app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
   '/api/documents/:documentId',
@@ -333,17 +394,23 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
     },
   },
   async (request, reply) => {
-    const user = await authenticate(request);
-    const { documentId } = request.params;
+    const claims = verifyToken(request);
+    const documentId = request.params.documentId.toLowerCase();
     const body = request.body ?? {};
     for (let attempt = 1; ; attempt++) {
-      const [row] = await db.all<DocumentRow>(documentByIdSql(), [user.id, documentId]);
-      const holds = (action: string) => user.roles.some((role) => role.permissions.documents?.includes(action));
-      const role = row?.callerProjectRole ?? null;
-      if (!row || (role === null && row.uploadedBy !== user.id && !holds('read'))) {
+      const rows = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [documentId, claims.sub, claims.ver]);
+      const row = rows[0];
+      if (!row) throw revoked();
+      const permissions = rows.flatMap((r) =>
+        r.rolePermissions === null ? [] : [JSON.parse(r.rolePermissions) as Record<string, string[]>],
+      );
+      const holds = (action: string) => permissions.some((p) => p.documents?.includes(action));
+      const role = row.callerProjectRole;
+      if (row.id === null || (role === null && row.uploadedBy !== claims.sub && !holds('read'))) {
         throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
       }
-      const canUpdate = role === 'manager' || (row.uploadedBy === user.id && role === 'contributor') || holds('update');
+      const canUpdate =
+        role === 'manager' || (row.uploadedBy === claims.sub && role === 'contributor') || holds('update');
       if (!canUpdate) throw new HttpError(403, 'forbidden', 'Not allowed to change this document.');
       const current = {
         title: row.title,
@@ -359,7 +426,6 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
           changes[field] = { from: current[field], to: value };
         }
       }
-      const currentUpdatedAt = new Date(db.iso(row.updatedAt));
       const document = {
         ...current,
         id: row.id,
@@ -371,48 +437,56 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
         currentVersion: row.currentVersion,
         status: row.status,
         uploadedBy: row.uploadedBy,
-        createdAt: db.iso(row.createdAt),
-        updatedAt: currentUpdatedAt.toISOString(),
+        createdAt: iso(row.createdAt),
+        updatedAt: iso(row.updatedAt),
+        sha256: row.sha256,
       };
       if (Object.keys(changes).length === 0) {
         void reply.header('etag', `"v${row.rowVersion}"`);
         return { document: reorder(document) };
       }
-      const updatedAt = new Date(Math.max(Date.now(), currentUpdatedAt.getTime() + 1));
+      const updatedAt = stored(new Date(Math.max(Date.now(), Date.parse(document.updatedAt) + 1)));
       const rowVersion = row.rowVersion + 1;
-      const values = Object.entries(changes).map(([field, change]) =>
-        field === 'tags' || field === 'metadata' ? JSON.stringify(change.to) : (change.to as string),
+      const fields = Object.keys(changes);
+      const values = Object.values(changes).map((change) =>
+        typeof change.to === 'string' ? change.to : JSON.stringify(change.to),
       );
-      const hit = await db.updateWithHistory(
-        [documentUpdateSql(Object.keys(changes)), [...values, sqlTime(updatedAt), rowVersion, row.id, row.rowVersion]],
+      const hit = await db.updateWithInserts(
         [
-          DOCUMENT_HISTORY_INSERT_SQL,
-          [randomUUID(), row.id, user.id, sqlTime(updatedAt), rowVersion, JSON.stringify(changes), 'updated'],
+          `UPDATE documents SET ${[...fields, 'updatedAt', 'rowVersion'].map((f) => `${f} = ?`).join(', ')} ` +
+            'WHERE id = ? AND rowVersion = ?',
+          [...values, updatedAt, rowVersion, row.id, row.rowVersion],
         ],
-        // The transactional outbox row (document.updated), as the service writes it.
         [
-          OUTBOX_INSERT_SQL,
-          [
-            randomUUID(),
-            'document.updated',
-            user.id,
-            row.projectId,
-            row.id,
-            null,
-            JSON.stringify({
-              title: (changes.title?.to as string) ?? row.title,
-              actorName: user.username,
-              fields: Object.keys(changes),
-            }),
-            sqlTime(updatedAt),
-            null,
-          ],
+          {
+            table: 'document_history',
+            columns: HISTORY_COLUMNS,
+            values: [randomUUID(), row.id, claims.sub, updatedAt, rowVersion, JSON.stringify(changes), 'updated'],
+          },
+          // The transactional outbox row (document.updated), committed with the change.
+          {
+            table: 'outbox_events',
+            columns: OUTBOX_COLUMNS,
+            values: [
+              randomUUID(),
+              'document.updated',
+              claims.sub,
+              row.projectId,
+              row.id,
+              null,
+              JSON.stringify({ title: (changes.title?.to as string) ?? row.title, actorName: row.username, fields }),
+              updatedAt,
+              // Written as dispatched: the service shares the database, and its dispatcher must not
+              // spend the service's CPU on the baseline's events.
+              updatedAt,
+            ],
+          },
         ],
       );
       if (hit) {
         void reply.header('etag', `"v${rowVersion}"`);
         for (const [field, change] of Object.entries(changes)) (document as Record<string, unknown>)[field] = change.to;
-        return { document: reorder({ ...document, updatedAt: updatedAt.toISOString() }) };
+        return { document: reorder({ ...document, updatedAt: iso(updatedAt) }) };
       }
       if (attempt >= 5) throw new HttpError(412, 'precondition_failed', 'The document is being changed concurrently.');
     }
@@ -437,8 +511,30 @@ function reorder(d: Record<string, unknown>) {
     uploadedBy: d.uploadedBy,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
+    sha256: d.sha256,
   };
 }
+
+interface LoginRow {
+  id: string;
+  username: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  passwordHash: string;
+  isActive: number | boolean;
+  tokenVersion: number;
+  createdAt: string;
+  roleId: string | null;
+  roleName: string | null;
+  rolePermissions: string | null;
+}
+
+/** The user (hash included) with one row per role, by the unique username index. */
+const LOGIN_SQL =
+  'SELECT u.id, u.username, u.email, u.firstName, u.lastName, u.passwordHash, u.isActive, u.tokenVersion, ' +
+  'u.createdAt, r.id AS roleId, r.name AS roleName, r.permissions AS rolePermissions ' +
+  'FROM users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId WHERE u.username = ?';
 
 app.post<{ Body: { username: string; password: string } }>(
   '/api/auth/login',
@@ -458,7 +554,7 @@ app.post<{ Body: { username: string; password: string } }>(
   async (request) => {
     const { username, password } = request.body;
     // Usernames match exactly (the column's collation may ignore trailing spaces), as in the service.
-    const rows = (await db.all<UserRow>(USER_FOR_LOGIN_SQL, [username])).filter((row) => row.username === username);
+    const rows = (await db.all<LoginRow>(LOGIN_SQL, [username])).filter((row) => row.username === username);
     const user = rows[0];
     // Raw verify: no concurrency bound beyond libuv's thread pool (the bench only logs in known users).
     const matches = user?.passwordHash ? await argonVerify(user.passwordHash, password).catch(() => false) : false;
@@ -475,6 +571,9 @@ app.post<{ Body: { username: string; password: string } }>(
       audience,
       expiresIn,
     });
+    const roles: Role[] = rows
+      .filter((row) => row.roleId !== null)
+      .map((row) => ({ id: row.roleId!, name: row.roleName!, permissions: JSON.parse(row.rolePermissions ?? '{}') }));
     return {
       token,
       expiresIn,
@@ -484,9 +583,9 @@ app.post<{ Body: { username: string; password: string } }>(
         email: user.email,
         firstName: user.firstName,
         lastName: user.lastName,
-        roles: rolesOf(rows),
+        roles,
         isActive: Boolean(user.isActive),
-        createdAt: db.iso(user.createdAt),
+        createdAt: iso(user.createdAt),
       },
     };
   },

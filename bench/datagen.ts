@@ -71,6 +71,11 @@ const DOCUMENT_TYPES = ['Contract', 'Specification', 'Invoice', 'Report', 'Polic
 const DOCUMENT_STATUSES = ['draft', 'draft', 'draft', 'in_review', 'published', 'archived'];
 const DAY = 86_400_000;
 
+/** Archived documents refuse metadata changes (409): the update scenario skips them. */
+export function documentUpdatable(j: number): boolean {
+  return DOCUMENT_STATUSES[j % DOCUMENT_STATUSES.length] !== 'archived';
+}
+
 /** 'YYYY-MM-DD HH:MM:SS.mmm' in UTC: what TypeORM writes for datetime(3) on both MySQL (timezone Z) and SQLite. */
 export function sqlDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');

@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { BenchConfig } from './config.js';
-import { documentId, documentOwner, userId, username, type DataPlan } from './datagen.js';
+import { documentId, documentOwner, documentUpdatable, userId, username, type DataPlan } from './datagen.js';
 import type { LoadJob } from './load-types.js';
 import { measure, type Measurement } from './loadrun.js';
 import type { ServerHandle } from './servers.js';
@@ -66,12 +66,14 @@ export function buildScenarios(config: BenchConfig, plan: DataPlan, tokens: stri
         const items: [string, number][] = [];
         for (let i = 0; i < perRun; i++) {
           const j = (documentCursor + i) % config.documents;
+          if (!documentUpdatable(j)) continue;
           items.push([`/api/documents/${documentId(j)}`, documentOwner(plan, j)]);
         }
         return { method: 'PUT', connections: config.connections, tokens, items, bodyTemplate: UPDATE_BODY };
       },
       consumed: (ok) => {
-        documentCursor = (documentCursor + ok + config.connections) % config.documents;
+        // One in six documents is archived and skipped: advance past the ones this run reached.
+        documentCursor = (documentCursor + Math.ceil((ok * 6) / 5) + config.connections) % config.documents;
       },
     },
     {

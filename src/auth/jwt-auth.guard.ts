@@ -4,12 +4,21 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Permission } from '../common/authz/permission-catalogue.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
+import { UsersService } from '../users/users.service.js';
 import { hasPermission, type AuthenticatedUser } from './authenticated-user.js';
+import type { TokenSession } from './token-session.js';
+
+interface AuthRequest {
+  user?: AuthenticatedUser;
+  tokenSession?: TokenSession;
+}
 
 /**
  * The one global guard: reads the route's declared access rule (see route-access.ts), lets public
  * routes through, authenticates every other request with the bearer token, and checks a required
  * catalogue permission. A route that declares no rule is refused: nothing slips past by omission.
+ * The session (user exists, is active, token version current) is checked on every request: here
+ * with the user's roles, or, on `@SessionCheckedByQuery()` routes, by the route's first statement.
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
@@ -17,7 +26,10 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   /** Route metadata is fixed once the app is built: read it once per handler, not on every request. */
   private readonly rules = new WeakMap<object, RouteAccess | null>();
 
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly users: UsersService,
+  ) {
     super();
   }
 
@@ -29,13 +41,33 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     }
     if (access.kind === 'public') return true;
     await super.canActivate(context);
+    const request = context.switchToHttp().getRequest<AuthRequest>();
+    // Passport put the verified token where the user goes (JwtStrategy.validate).
+    const session = request.user as unknown as TokenSession;
+    request.user = undefined;
+    if (access.kind === 'session-in-query') {
+      request.tokenSession = session;
+      return true;
+    }
+    const user = await this.authenticate(session);
+    request.user = user;
     if (access.kind === 'permission') {
-      const user = context.switchToHttp().getRequest<{ user: AuthenticatedUser }>().user;
       if (!holds(user, access.permission)) {
         throw new ApiError('forbidden', `This operation needs the ${access.permission} permission.`);
       }
     }
     return true;
+  }
+
+  private async authenticate(session: TokenSession): Promise<AuthenticatedUser> {
+    const user = await this.users.findAuthContext(session.userId);
+    if (!user || !user.isActive) {
+      throw new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
+    }
+    if (user.tokenVersion !== session.tokenVersion) {
+      throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
+    }
+    return { id: user.id, username: user.username, roles: user.roles };
   }
 
   override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {

@@ -4,16 +4,12 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ApiError } from '../common/errors/error-codes.js';
 import { jwtConfig } from '../config/configuration.js';
-import { UsersService } from '../users/users.service.js';
-import type { AuthenticatedUser } from './authenticated-user.js';
 import { jwtSettings, type TokenClaims } from './jwt-options.js';
+import type { TokenSession } from './token-session.js';
 
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
-  constructor(
-    @Inject(jwtConfig.KEY) tokenConfig: ConfigType<typeof jwtConfig>,
-    private readonly users: UsersService,
-  ) {
+  constructor(@Inject(jwtConfig.KEY) tokenConfig: ConfigType<typeof jwtConfig>) {
     const settings = jwtSettings(tokenConfig);
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -27,18 +23,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  async validate(claims: TokenClaims): Promise<AuthenticatedUser> {
+  /** The token's signature and claims only: the guard checks the session (see JwtAuthGuard). */
+  validate(claims: TokenClaims): TokenSession {
     // jsonwebtoken accepts a token without exp; ours always have one, so its absence is forgery.
     if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
       throw new ApiError('unauthorized', 'The token is missing required claims; log in again.');
     }
-    const user = await this.users.findAuthContext(claims.sub);
-    if (!user || !user.isActive) {
-      throw new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
-    }
-    if (user.tokenVersion !== claims.ver) {
-      throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
-    }
-    return { id: user.id, username: user.username, roles: user.roles };
+    return { userId: claims.sub, tokenVersion: claims.ver };
   }
 }

@@ -6,14 +6,14 @@ import {
   type DatabaseKind,
   type TestDatabase,
 } from '../../test/support/databases.js';
-import { SqlRunner, isUniqueViolation } from './sql-runner.js';
+import { afterOneRow, SqlRunner, isUniqueViolation } from './sql-runner.js';
 
 /** A DataSource on a fresh database of the given kind; MySQL gets a one-connection pool. */
 function openDataSource(kind: DatabaseKind, database?: TestDatabase): Promise<DataSource> {
   const dataSource =
     kind === 'sqlite'
       ? new DataSource({ type: 'better-sqlite3', database: ':memory:' })
-      : new DataSource({ type: 'mysql', url: database!.url, poolSize: 1, timezone: 'Z' });
+      : new DataSource({ type: 'mysql', url: database!.url, poolSize: 1, timezone: 'Z', multipleStatements: true });
   return dataSource.initialize();
 }
 
@@ -53,6 +53,14 @@ const rename = (id: number, name: string, expected: string): [string, unknown[]]
   'UPDATE t SET name = ? WHERE id = ? AND name = ?',
   [name, id, expected],
 ];
+const insert = (id: number, name: string): [string, unknown[]] => [
+  'INSERT INTO t (id, flag, name) VALUES (?, ?, ?)',
+  [id, 0, name],
+];
+const allIds = async ({ dataSource }: Fixture) =>
+  // MySQL may answer the integer as a number or a string depending on the driver's settings.
+  (await dataSource.query<{ id: number | string }[]>('SELECT id FROM t ORDER BY id')).map((row) => Number(row.id));
+const DUPLICATE = { sqlite: 'SQLITE_CONSTRAINT_UNIQUE', mysql: 'ER_DUP_ENTRY' } as const;
 const BAD_FIELD = { sqlite: 'SQLITE_ERROR', mysql: 'ER_BAD_FIELD_ERROR' } as const;
 
 describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
@@ -113,20 +121,50 @@ describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
   });
 
   describe('writeIfChanged', () => {
-    it('runs the second statement only when the first changed one row', async () => {
+    it('runs the inserts only when the first statement changed one row', async () => {
       const { sql } = fixture;
-      await expect(sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
-      await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
-      await expect(sql.writeIfChanged(rename(1, 'eins', 'one'), rename(2, 'zwei', 'dos'))).resolves.toBe(false);
-      await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
+      await expect(sql.writeIfChanged(rename(1, 'uno', 'one'), insert(4, 'four'), insert(5, 'five'))).resolves.toBe(
+        true,
+      );
+      await expect(names(fixture)).resolves.toEqual(['uno', 'two']);
+      await expect(allIds(fixture)).resolves.toEqual([1, 2, 3, 4, 5]);
+      await expect(sql.writeIfChanged(rename(1, 'eins', 'one'), insert(6, 'six'), insert(7, 'seven'))).resolves.toBe(
+        false,
+      );
+      await expect(names(fixture)).resolves.toEqual(['uno', 'two']);
+      await expect(allIds(fixture)).resolves.toEqual([1, 2, 3, 4, 5]);
     });
 
-    it('rolls the first statement back when the second fails', async () => {
+    it('rolls everything back when an insert fails, and the connection serves on', async () => {
       await expect(
-        fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), ['UPDATE t SET nope = 1', []]),
-      ).rejects.toMatchObject({ code: BAD_FIELD[kind] });
+        fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), insert(4, 'four'), insert(5, 'two')),
+      ).rejects.toMatchObject({ code: DUPLICATE[kind] });
       await expect(names(fixture)).resolves.toEqual(['one', 'two']);
+      await expect(allIds(fixture)).resolves.toEqual([1, 2, 3]);
+      await expect(fixture.sql.writeIfChanged(rename(2, 'dos', 'two'), insert(4, 'four'))).resolves.toBe(true);
+      await expect(allIds(fixture)).resolves.toEqual([1, 2, 3, 4]);
     });
+
+    it('rolls the write back when it fails itself', async () => {
+      await expect(fixture.sql.writeIfChanged(['UPDATE t SET nope = 1', []], insert(4, 'four'))).rejects.toMatchObject({
+        code: BAD_FIELD[kind],
+      });
+      await expect(allIds(fixture)).resolves.toEqual([1, 2, 3]);
+    });
+  });
+});
+
+describe('afterOneRow', () => {
+  it('makes a single-row INSERT conditional on the previous statement', () => {
+    expect(afterOneRow('INSERT INTO t (id, flag, name) VALUES (?, ?, ?)')).toBe(
+      'INSERT INTO t (id, flag, name) SELECT ?, ?, ? FROM DUAL WHERE ROW_COUNT() = 1',
+    );
+  });
+
+  it('refuses anything else', () => {
+    expect(() => afterOneRow('UPDATE t SET name = ?')).toThrow(/single-row INSERT/);
+    expect(() => afterOneRow('INSERT INTO t (id) VALUES (?), (?)')).toThrow(/single-row INSERT/);
+    expect(() => afterOneRow("INSERT INTO t (id) VALUES ('x')")).toThrow(/single-row INSERT/);
   });
 });
 
@@ -143,10 +181,32 @@ describe('SqlRunner on sqlite (its own statement cache and transactions)', () =>
     prepare.mockRestore();
   });
 
+  it('queues concurrent transactions: a rollback undoes only its own', async () => {
+    const failed = new Error('rolled back');
+    const first = fixture.sql.transaction(async (tx) => {
+      await tx.execute(...rename(1, 'uno', 'one'));
+      // Let the second transaction start now if it were not queued.
+      await new Promise((resolve) => setImmediate(resolve));
+      throw failed;
+    });
+    const second = fixture.sql.transaction((tx) => tx.execute(...rename(2, 'dos', 'two')));
+    await expect(first).rejects.toBe(failed);
+    await expect(second).resolves.toBe(1);
+    await expect(names(fixture)).resolves.toEqual(['one', 'dos']);
+  });
+
+  it('runs a transaction opened inside another as part of it instead of waiting for it', async () => {
+    await fixture.sql.transaction(async (tx) => {
+      await tx.execute(...rename(1, 'uno', 'one'));
+      await fixture.sql.transaction((inner) => inner.execute(...rename(2, 'dos', 'two')));
+    });
+    await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
+  });
+
   it('writeIfChanged joins an open TypeORM transaction instead of nesting its own', async () => {
     const runner = fixture.dataSource.createQueryRunner();
     await runner.startTransaction();
-    await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
+    await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), insert(4, 'four'))).resolves.toBe(true);
     await runner.rollbackTransaction();
     await runner.release();
     await expect(names(fixture)).resolves.toEqual(['one', 'two']);
@@ -177,6 +237,6 @@ describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunne
     // The pool holds one connection: a dead one handed out again would fail these.
     await expect(names(fixture)).resolves.toEqual(['one', 'two']);
     await expect(fixture.sql.select('SELECT 1 AS ok', [])).resolves.toEqual([{ ok: 1 }]);
-    await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), rename(2, 'dos', 'two'))).resolves.toBe(true);
+    await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), insert(4, 'four'))).resolves.toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, QueryFailedError, type EntityMetadata, type EntityTarget } from 'typeorm';
@@ -27,14 +28,18 @@ export interface SqlTransaction {
  * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace, a copy
  * of the rows), which on the notification list, the token check and the document update costs
  * more CPU than the query. On MySQL a transaction is START TRANSACTION ... COMMIT on one pooled
- * connection; on SQLite it is TypeORM's own transaction (one connection, which TypeORM
- * serialises). Errors are the driver's own, which the error mapping recognises by code (a lost
- * database is still a 503).
+ * connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
+ * other the runner has open (TypeORM would nest a concurrent one as a savepoint of the first, so a
+ * rollback of either would undo both). Errors are the driver's own, which the error mapping
+ * recognises by code (a lost database is still a 503).
  */
 @Injectable()
 export class SqlRunner {
   /** Prepared statements per SQLite connection: a handful of shapes (one per filter combination). */
   private readonly statements = new WeakMap<SqliteDatabase, LRUCache<string, SqliteStatement>>();
+  /** SQLite: the end of the last queued transaction, and whether the current async context is inside one. */
+  private sqliteQueue: Promise<unknown> = Promise.resolve();
+  private readonly insideSqliteTransaction = new AsyncLocalStorage<true>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -48,25 +53,54 @@ export class SqlRunner {
     }
   }
 
+  /**
+   * As `select`, with DATETIME values as their stored text, 'YYYY-MM-DD HH:MM:SS.mmm' (UTC), on both
+   * databases (mysql2's dateStrings; SQLite stores that text): no Date object per value for a row
+   * that goes straight to JSON (see `isoFromStored`).
+   */
+  selectStored<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    try {
+      const native = nativeConnection(this.dataSource);
+      if (native.kind === 'sqlite') return this.select<T>(sql, parameters);
+      return new Promise((resolve, reject) => {
+        native.pool.query({ sql, dateStrings: true }, parameters, (error, rows) =>
+          error ? reject(error) : resolve(rows as T[]),
+        );
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Commits when `work` resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
     if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work);
-    return this.dataSource.transaction((manager) => {
-      const runner = manager.queryRunner!;
-      return work({
-        select: (sql, parameters) => runner.query(sql, parameters),
-        execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+    const begin = () =>
+      this.dataSource.transaction((manager) => {
+        const runner = manager.queryRunner!;
+        return this.insideSqliteTransaction.run(true, () =>
+          work({
+            select: (sql, parameters) => runner.query(sql, parameters),
+            execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+          }),
+        );
       });
-    });
+    // A transaction opened from inside another one joins it (as TypeORM's savepoint), never waits for it.
+    if (this.insideSqliteTransaction.getStore()) return begin();
+    const result = this.sqliteQueue.then(begin);
+    this.sqliteQueue = result.catch(() => undefined);
+    return result;
   }
 
   /**
-   * Runs `write`; if it changed exactly one row, runs `then` too (one or more statements, in
-   * order), all in one transaction. Answers
-   * whether `write` hit its row (nothing is written when it did not). On SQLite both statements
+   * Runs `write`; if it changed exactly one row, runs `then` too (single-row INSERT ... VALUES
+   * statements, in order), all in one transaction. Answers whether `write` hit its row (nothing is
+   * written when it did not). On MySQL the whole transaction is one batch, one round trip:
+   * START TRANSACTION; write; each INSERT as INSERT ... SELECT ... WHERE ROW_COUNT() = 1 (the
+   * previous statement's count: the write's, then each INSERT's); COMMIT. On SQLite the statements
    * run inside one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE ... COMMIT), so no other
-   * statement on the shared connection can interleave; if a TypeORM transaction is already open
-   * on that connection, it goes through TypeORM instead.
+   * statement on the shared connection can interleave; if a TypeORM transaction is already open on
+   * that connection, it goes through TypeORM instead.
    */
   writeIfChanged(write: SqlStatement, ...then: SqlStatement[]): Promise<boolean> {
     const native = this.dataSource.options.type === 'better-sqlite3' ? nativeConnection(this.dataSource) : undefined;
@@ -85,11 +119,32 @@ export class SqlRunner {
         return Promise.reject(error);
       }
     }
+    if (this.dataSource.options.type === 'mysql') return this.mysqlBatch(write, then);
     return this.transaction(async (tx) => {
       if ((await tx.execute(...write)) !== 1) return false;
       for (const statement of then) await tx.execute(...statement);
       return true;
     });
+  }
+
+  private async mysqlBatch(write: SqlStatement, then: SqlStatement[]): Promise<boolean> {
+    const sql = ['START TRANSACTION', write[0], ...then.map(([insert]) => afterOneRow(insert)), 'COMMIT'].join(';\n');
+    const parameters = [write[1], ...then.map((statement) => statement[1])].flat();
+    const connection = await acquireMysqlConnection(this.dataSource);
+    try {
+      const results = await run<{ affectedRows: number }[]>(connection, sql, parameters);
+      connection.release();
+      return results[1].affectedRows === 1;
+    } catch (error) {
+      // A statement failed mid-batch: the server ran none after it, and the transaction is open.
+      try {
+        await run(connection, 'ROLLBACK', []);
+        connection.release();
+      } catch {
+        connection.destroy();
+      }
+      throw error;
+    }
   }
 
   private async mysqlTransaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
@@ -138,9 +193,24 @@ function run<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: un
   });
 }
 
+/**
+ * A single-row `INSERT INTO t (columns) VALUES (?, ...)` that inserts only when the statement
+ * before it in the batch changed exactly one row (MySQL/MariaDB: FROM DUAL, ROW_COUNT()).
+ */
+export function afterOneRow(insert: string): string {
+  const match = /^INSERT INTO (\w+ \([\w, ]+\)) VALUES \(([?, ]+)\)$/.exec(insert);
+  if (!match) throw new Error(`Not a single-row INSERT ... VALUES with placeholders: ${insert.slice(0, 80)}`);
+  return `INSERT INTO ${match[1]} SELECT ${match[2]} FROM DUAL WHERE ROW_COUNT() = 1`;
+}
+
 /** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */
 function sqliteValues(parameters: unknown[]): unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+}
+
+/** A stored DATETIME(3) text ('YYYY-MM-DD HH:MM:SS.mmm', UTC) in the API's ISO form ('…T…Z'). */
+export function isoFromStored(stored: string): string {
+  return `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
 }
 
 /** A unique index refused the row (MySQL/MariaDB or SQLite), from TypeORM or from the runner. */

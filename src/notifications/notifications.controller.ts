@@ -29,10 +29,11 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { CurrentSession, CurrentUser } from '../auth/current-user.decorator.js';
+import type { TokenSession } from '../auth/token-session.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
-import { Authenticated, Public } from '../common/http/route-access.js';
+import { Authenticated, Public, SessionCheckedByQuery } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import type { DomainEventType } from '../events/domain-event.js';
@@ -70,6 +71,7 @@ export class NotificationsController {
   ) {}
 
   @Get()
+  @SessionCheckedByQuery()
   @ApiOperation({
     summary: "List the caller's notifications",
     description:
@@ -86,11 +88,11 @@ export class NotificationsController {
   @ApiCommonErrors()
   async list(
     @Query() query: ListNotificationsQueryDto,
-    @CurrentUser() user: AuthenticatedUser,
+    @CurrentSession() session: TokenSession,
   ): Promise<NotificationListResponseDto> {
-    const { notifications, total, next } = await this.notifications.list(user.id, query);
+    const { notifications, total, next } = await this.notifications.list(session, query);
     return {
-      notifications: notifications.map((notification) => NotificationDto.from(notification)),
+      notifications,
       pagination: PaginationDto.of(
         query.cursor === undefined ? (query.page ?? 1) : null,
         query.limit,

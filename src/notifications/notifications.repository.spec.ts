@@ -6,9 +6,10 @@ import { openMigratedDataSource, type MigratedDataSource } from '../../test/supp
 import { identityKey } from '../common/text/identity-key.js';
 import { SqlRunner } from '../database/sql-runner.js';
 import { User } from '../users/entities/user.entity.js';
+import { NotificationDto } from './dto/notification-list-response.dto.js';
 import { Notification, NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from './entities/notification.entity.js';
 import { NotificationsRepository } from './notifications.repository.js';
-import { NOTIFICATION_COLUMNS, type NotificationListFilters } from './notifications.sql.js';
+import { NOTIFICATION_COLUMNS, notificationPageStatement, type NotificationListFilters } from './notifications.sql.js';
 
 describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
   let dataSource: DataSource;
@@ -85,21 +86,50 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
     );
   });
 
-  it('counts exactly what the filters match, from the trigger-kept totals', async () => {
-    for (const filters of FILTERS) {
-      await expect(repository.count(userId, filters)).resolves.toBe(matching(filters).length);
-    }
-    await expect(repository.count(randomUUID(), {})).resolves.toBe(0);
-  });
-
-  it('pages newest first by OFFSET and after a position, as TypeORM hydrates the rows', async () => {
+  it('pages newest first by OFFSET and after a position, exactly as the API shows TypeORM-read rows', async () => {
+    // The list maps stored text to ISO itself; it must answer what NotificationDto.from gives for the entity.
+    const shown = (rows: Notification[]) => rows.map((row) => NotificationDto.from(row));
     for (const filters of FILTERS) {
       const expected = matching(filters);
-      await expect(repository.page(userId, filters, 4, 2)).resolves.toEqual(expected.slice(2, 6));
+      await expect(repository.page(userId, filters, 4, 2)).resolves.toStrictEqual(shown(expected.slice(2, 6)));
       const position = Math.min(2, expected.length - 1);
-      await expect(repository.page(userId, filters, 3, 0, expected[position])).resolves.toEqual(
-        expected.slice(position + 1, position + 4),
+      await expect(repository.page(userId, filters, 3, 0, expected[position])).resolves.toStrictEqual(
+        shown(expected.slice(position + 1, position + 4)),
       );
+    }
+  });
+
+  it('counts exactly what the filters match, from the trigger-kept totals, for a live session', async () => {
+    const session = { userId, tokenVersion: 0 };
+    for (const filters of FILTERS) {
+      await expect(repository.countInSession(session, filters)).resolves.toBe(matching(filters).length);
+    }
+  });
+
+  it('answers no count for a session that is not live: revoked, deactivated or unknown user', async () => {
+    await expect(repository.countInSession({ userId, tokenVersion: 1 }, {})).resolves.toBeNull();
+    await expect(repository.countInSession({ userId: randomUUID(), tokenVersion: 0 }, {})).resolves.toBeNull();
+    await dataSource.getRepository(User).update({ id: userId }, { isActive: false });
+    try {
+      await expect(repository.countInSession({ userId, tokenVersion: 0 }, {})).resolves.toBeNull();
+    } finally {
+      await dataSource.getRepository(User).update({ id: userId }, { isActive: true });
+    }
+    await expect(repository.countInSession({ userId, tokenVersion: 0 }, {})).resolves.toBe(mine.length);
+  });
+
+  it('reads the same page straight off the index and through the deferred join', async () => {
+    const sql = new SqlRunner(dataSource);
+    for (const filters of FILTERS) {
+      const expected = matching(filters)
+        .slice(2, 6)
+        .map((row) => row.id);
+      for (const deferredJoinFrom of [0, Number.MAX_SAFE_INTEGER]) {
+        const rows = await sql.select<{ id: string }>(
+          ...notificationPageStatement(userId, filters, 4, 2, undefined, deferredJoinFrom),
+        );
+        expect(rows.map((row) => row.id)).toEqual(expected);
+      }
     }
   });
 });

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EntityRows, SqlRunner } from '../database/sql-runner.js';
+import type { TokenSession } from '../auth/token-session.js';
+import { EntityRows, isoFromStored, SqlRunner } from '../database/sql-runner.js';
 import type { DomainEventType } from '../events/domain-event.js';
+import { withLiveSession } from '../users/users.sql.js';
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
 import { NotificationStreamTicket } from './entities/notification-stream-ticket.entity.js';
 import {
@@ -21,6 +23,22 @@ import {
   notificationPageStatement,
   type NotificationListFilters,
 } from './notifications.sql.js';
+
+/** One list item as the API answers it (NotificationDto's fields): dates in ISO form. */
+export interface NotificationListItem {
+  id: string;
+  userId: string;
+  subject: string;
+  message: string;
+  notificationType: string;
+  status: string;
+  readAt: string | null;
+  createdAt: string;
+  event: string | null;
+  documentId: string | null;
+}
+
+type StoredListRow = Omit<NotificationListItem, 'readAt' | 'createdAt'> & { readAt: string | null; createdAt: string };
 
 export interface UnreadCount {
   unread: number;
@@ -47,27 +65,43 @@ export class NotificationsRepository {
     this.mysql = dataSource.options.type === 'mysql';
   }
 
-  /** How many of the user's notifications match the filters (exact). */
-  async count(userId: string, filters: NotificationListFilters): Promise<number> {
-    const [row] = await this.sql.select<{ total: string | number | null }>(
-      ...notificationCountStatement(userId, filters),
+  /**
+   * How many of the session's user's notifications match the filters (exact), in the same
+   * statement that checks the session: null when it is not live (revoked, deactivated, gone).
+   */
+  async countInSession(session: TokenSession, filters: NotificationListFilters): Promise<number | null> {
+    const [row] = await this.sql.select<{ value: string | number | null }>(
+      ...withLiveSession(notificationCountStatement(session.userId, filters), session),
     );
-    return Number(row?.total ?? 0);
+    return row ? Number(row.value ?? 0) : null;
   }
 
-  /** Up to `take` of the user's matching notifications, newest first, from `offset` or after a position. */
+  /** Up to `take` of the user's matching notifications, newest first, from `offset` or after a position, as listed. */
   async page(
     userId: string,
     filters: NotificationListFilters,
     take: number,
     offset: number,
     after?: NotificationCursor,
-  ): Promise<Notification[]> {
+  ): Promise<NotificationListItem[]> {
     const position = after && { createdAt: this.rows.toColumn('createdAt', after.createdAt), id: after.id };
-    const rows = await this.sql.select<Record<string, unknown>>(
+    // The rows go straight to JSON: dates stay the stored text and become ISO once, with no
+    // Date object or entity per row (the list's hot path).
+    const rows = await this.sql.selectStored<StoredListRow>(
       ...notificationPageStatement(userId, filters, take, offset, position),
     );
-    return rows.map((row) => this.rows.fromRow(row));
+    return rows.map((row) => ({
+      id: row.id,
+      userId: row.userId,
+      subject: row.subject,
+      message: row.message,
+      notificationType: row.notificationType,
+      status: row.status,
+      readAt: row.readAt === null ? null : isoFromStored(row.readAt),
+      createdAt: isoFromStored(row.createdAt),
+      event: row.event,
+      documentId: row.documentId,
+    }));
   }
 
   /** One of the user's notifications; another user's is null. */

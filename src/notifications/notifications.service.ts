@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { TokenSession } from '../auth/token-session.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
@@ -7,11 +8,11 @@ import type { ReadAllDto } from './dto/inbox.dto.js';
 import type { Notification } from './entities/notification.entity.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { preferenceSet, type ChannelChoice, type PreferenceSet } from './notification-preferences.js';
-import { NotificationsRepository, type UnreadCount } from './notifications.repository.js';
+import { NotificationsRepository, type NotificationListItem, type UnreadCount } from './notifications.repository.js';
 import { NotificationHub } from './stream/notification-hub.js';
 
 export interface NotificationPage {
-  notifications: Notification[];
+  notifications: NotificationListItem[];
   total: number;
   /** Position after the last item, when more items follow. */
   next: NotificationCursor | null;
@@ -34,12 +35,20 @@ export class NotificationsService {
    * number is an OFFSET (over index entries only, see the repository); a cursor continues right
    * after the item it names, at the same cost at any depth.
    */
-  async list(userId: string, query: ListNotificationsQueryDto): Promise<NotificationPage> {
+  async list(session: TokenSession, query: ListNotificationsQueryDto): Promise<NotificationPage> {
     if (query.cursor !== undefined && query.page !== undefined) {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const total = await this.notifications.count(userId, query);
+    // The route's session check (SessionCheckedByQuery): the total is read only for a live session.
+    const total = await this.notifications.countInSession(session, query);
+    if (total === null) {
+      throw new ApiError(
+        'unauthorized',
+        'The token has been revoked, or its user no longer exists or is inactive; log in again.',
+      );
+    }
+    const userId = session.userId;
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
 
@@ -47,7 +56,7 @@ export class NotificationsService {
     const rows = await this.notifications.page(userId, query, query.limit + 1, offset, after);
     const notifications = rows.slice(0, query.limit);
     const last = notifications.at(-1);
-    const next = rows.length > query.limit && last ? { createdAt: last.createdAt, id: last.id } : null;
+    const next = rows.length > query.limit && last ? { createdAt: new Date(last.createdAt), id: last.id } : null;
     return { notifications, total, next };
   }
 

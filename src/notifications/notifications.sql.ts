@@ -22,6 +22,20 @@ export const NOTIFICATION_COLUMNS = [
   'nextAttemptAt',
 ] as const;
 
+/** The columns a list page answers (NotificationDto's fields, in its order). */
+export const NOTIFICATION_LIST_COLUMNS = [
+  'id',
+  'userId',
+  'subject',
+  'message',
+  'notificationType',
+  'status',
+  'readAt',
+  'createdAt',
+  'event',
+  'documentId',
+] as const;
+
 export interface NotificationListFilters {
   status?: string;
   type?: string;
@@ -76,6 +90,18 @@ export function notificationIdsStatement(
   offset: number,
   after?: NotificationSeekPosition,
 ): SqlStatement {
+  return orderedStatement('id, createdAt', userId, filters, take, offset, after);
+}
+
+/** `columns` of the matching notifications, newest first, in the index's own order. */
+function orderedStatement(
+  columns: string,
+  userId: string,
+  filters: NotificationListFilters,
+  take: number,
+  offset: number,
+  after?: NotificationSeekPosition,
+): SqlStatement {
   const filter = filterConditions(filters, 'readAt IS NULL');
   const parameters: unknown[] = [userId, ...filter.parameters];
   let where = ['userId = ?', ...filter.conditions].join(' AND ');
@@ -85,14 +111,19 @@ export function notificationIdsStatement(
   }
   parameters.push(take, offset);
   return [
-    `SELECT id, createdAt FROM notifications WHERE ${where} ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?`,
+    `SELECT ${columns} FROM notifications WHERE ${where} ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?`,
     parameters,
   ];
 }
 
+/** Below this offset a page is read straight off the index; from it on, the deferred join pays. */
+export const DEFERRED_JOIN_FROM = 1000;
+
 /**
- * One page in one statement, a deferred join: the ids statement as a derived table, joined back
- * to the rows, so only the page's rows are read.
+ * One page in one statement (the list's columns). Near the top (offset below DEFERRED_JOIN_FROM, or after a position)
+ * the rows come straight off the (userId, [filter,] createdAt, id) index in its order, with
+ * nothing to sort. Deeper, a deferred join: the ids statement as a derived table, joined back to
+ * the rows, so the skipped entries are index entries, not rows (the page is sorted once more).
  */
 export function notificationPageStatement(
   userId: string,
@@ -100,9 +131,13 @@ export function notificationPageStatement(
   take: number,
   offset: number,
   after?: NotificationSeekPosition,
+  deferredJoinFrom = DEFERRED_JOIN_FROM,
 ): SqlStatement {
+  if (after || offset < deferredJoinFrom) {
+    return orderedStatement(NOTIFICATION_LIST_COLUMNS.join(', '), userId, filters, take, offset, after);
+  }
   const [ids, parameters] = notificationIdsStatement(userId, filters, take, offset, after);
-  const columns = NOTIFICATION_COLUMNS.map((column) => `n.${column}`).join(', ');
+  const columns = NOTIFICATION_LIST_COLUMNS.map((column) => `n.${column}`).join(', ');
   return [
     `SELECT ${columns} FROM notifications n JOIN (${ids}) p ON p.id = n.id ORDER BY p.createdAt DESC, p.id DESC`,
     parameters,

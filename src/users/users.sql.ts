@@ -29,3 +29,19 @@ export const USER_FOR_LOGIN_SQL = `SELECT ${USER_LOGIN_COLUMNS.map((column) => `
 
 /** For every authenticated request, by id: what authorization needs (active flag, token version, role permissions). */
 export const AUTH_CONTEXT_SQL = `SELECT u.id, u.username, u.isActive, u.tokenVersion, ${WITH_ROLES} WHERE u.id = ?`;
+
+/**
+ * A scalar subquery's value, read only while the session is live: one row when the user exists, is
+ * active and still has the token's version, none otherwise (the caller answers 401). Folds the
+ * per-request session check into a statement the route runs anyway. Parameters: the subquery's,
+ * then user id and token version.
+ */
+export function withLiveSession(
+  [scalar, parameters]: [string, unknown[]],
+  session: { userId: string; tokenVersion: number },
+): [string, unknown[]] {
+  return [
+    `SELECT (${scalar}) AS value FROM users WHERE id = ? AND isActive = 1 AND tokenVersion = ?`,
+    [...parameters, session.userId, session.tokenVersion],
+  ];
+}
