@@ -1,4 +1,5 @@
 import type { BenchConfig } from './config.js';
+import { documentMarkdown, documentRows, documentTargets, type DocumentResults } from './documents/doc-report.js';
 import { keysetProblem, type ExplainEntry } from './explain.js';
 import type { LoadTimes } from './load-mysql.js';
 import type { LoadResult } from './load-types.js';
@@ -65,6 +66,8 @@ export interface BenchResults {
   micro?: MicroResults;
   mysql?: DatabaseResults;
   sqlite?: DatabaseResults;
+  /** The documents phases (bench/documents, issue 11). */
+  documents?: DocumentResults;
   targets: Target[];
   notes: string[];
 }
@@ -250,6 +253,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
       met: null,
     });
   }
+  targets.push(...documentTargets(results.documents));
   return targets;
 }
 
@@ -294,6 +298,7 @@ function rows(results: BenchResults): string[][] {
       }
     }
   }
+  out.push(...documentRows(results.documents));
   return out;
 }
 
@@ -434,6 +439,7 @@ export function markdown(results: BenchResults): string {
       out.push('');
     }
   }
+  out.push(...documentMarkdown(results.documents));
   if (results.notes.length) {
     out.push('## Notes');
     out.push('');
