@@ -266,7 +266,10 @@ app.get<{ Params: { documentId: string } }>(
 );
 
 /** One `bytes=` range of a file of `size` bytes: whole (none, several, other units), partial or unsatisfiable. */
-function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'whole' | 'unsatisfiable' {
+function byteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'whole' | 'unsatisfiable' {
   const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return 'whole';
   if (match[1] === '') {

@@ -200,6 +200,12 @@ function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[
       job: job(users.map((k) => [`/api/documents?q=${RARE_WORD}`, k])),
     },
     {
+      // The search's latency on its own (the p50 target), apart from the throughput run's queueing.
+      name: 'doc-search-latency',
+      title: `Search q=${RARE_WORD}, one connection (latency of one search at a time)`,
+      job: () => ({ ...job(users.map((k) => [`/api/documents?q=${RARE_WORD}`, k]))(), connections: 1 }),
+    },
+    {
       name: 'doc-get',
       title: 'GET /api/documents/{id} (typical users, documents of their projects)',
       job: job(
@@ -222,7 +228,9 @@ async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string> {
   const [path, tokenIndex] = spec.items[0];
   const answers = [];
   for (const server of [pair.service, pair.baseline]) {
-    answers.push(await httpJson(server.url + path, { headers: { authorization: `Bearer ${spec.tokens[tokenIndex]}` } }));
+    answers.push(
+      await httpJson(server.url + path, { headers: { authorization: `Bearer ${spec.tokens[tokenIndex]}` } }),
+    );
   }
   const [a, b] = answers;
   if (a.status !== 200 || b.status !== 200) {
@@ -236,7 +244,11 @@ async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string> {
 }
 
 /** One transfer load (upload or download) against one server, with its CPU and peak RSS. */
-async function measureTransfer(server: ServerHandle, workerPath: string, job: TransferJob): Promise<TransferMeasurement> {
+async function measureTransfer(
+  server: ServerHandle,
+  workerPath: string,
+  job: TransferJob,
+): Promise<TransferMeasurement> {
   const child = fork(workerPath, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
   track(child);
   try {
@@ -352,10 +364,9 @@ async function uploadOnce(
     tag,
   });
   // The document just created: the newest of this title (the worker drops response bodies).
-  const listed = await httpJson(
-    `${server.url}/api/documents?projectId=${fields.projectId}&sort=-createdAt&limit=5`,
-    { headers: { authorization: `Bearer ${token}` } },
-  );
+  const listed = await httpJson(`${server.url}/api/documents?projectId=${fields.projectId}&sort=-createdAt&limit=5`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const documents = (listed.body as { documents?: { id: string; title: string; sha256: string }[] }).documents ?? [];
   return { measurement, document: documents.find((d) => d.title === tag) };
 }
@@ -405,7 +416,14 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
           log(`[${kind}] growth, stage 1: ${stage1} documents in the table`);
           stage1Results.set(
             name,
-            await runScenario(scenarios.find((s) => s.name === name)!, kind, pair, config, ctx.loadWorker, ctx.dbPid),
+            await runScenario(
+              scenarios.find((s) => s.name === name)!,
+              kind,
+              pair,
+              config,
+              ctx.loadWorker,
+              ctx.dbPid,
+            ),
           );
         }
       } finally {
@@ -444,7 +462,14 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
         result.shapeCheck = check;
         results.scenarios.push(result);
         const before = stage1Results.get(scenario.name);
-        if (before) results.growth.push({ name: scenario.name, stage1Rows: stage1, fullRows: doc.rows, stage1: before, full: result });
+        if (before)
+          results.growth.push({
+            name: scenario.name,
+            stage1Rows: stage1,
+            fullRows: doc.rows,
+            stage1: before,
+            full: result,
+          });
       }
       await transferScenarios(phaseCtx, plan, pair, tokens, results);
     } finally {
@@ -498,7 +523,14 @@ async function transferScenarios(
       // Settle first, so the growth is the upload's, not leftover garbage of earlier scenarios.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const before = rssMb(server.pid);
-      const { measurement, document } = await uploadOnce(server, ctx, tokens[uploader], fields, doc.bigUploadBytes, `big-${kind}-${role}`);
+      const { measurement, document } = await uploadOnce(
+        server,
+        ctx,
+        tokens[uploader],
+        fields,
+        doc.bigUploadBytes,
+        `big-${kind}-${role}`,
+      );
       if (role === 'service') rangeDocument = document;
       const status = Number(Object.keys(measurement.result.statuses)[0] ?? 0);
       big[role] = {
@@ -534,7 +566,14 @@ async function transferScenarios(
     }
   }
   if (wanted(ctx.config, 'doc-download')) {
-    const { document } = await uploadOnce(pair.service, ctx, tokens[uploader], fields, doc.downloadBytes, `download-${kind}`);
+    const { document } = await uploadOnce(
+      pair.service,
+      ctx,
+      tokens[uploader],
+      fields,
+      doc.downloadBytes,
+      `download-${kind}`,
+    );
     if (!document) {
       results.checks['doc-download'] = 'the download file could not be uploaded through the service';
       return;

@@ -37,7 +37,11 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
         s ? `${fmtRatio(s.rpsRatio)} (${fmt(s.service.rps)} vs ${fmt(s.baseline?.rps ?? NaN)} req/s)` : 'not measured',
       );
     };
-    ratioTarget('doc-list-typical', `Document list page 1 (typical user, ${db.projects} projects, ${db.rows} documents)`, 0.85);
+    ratioTarget(
+      'doc-list-typical',
+      `Document list page 1 (typical user, ${db.projects} projects, ${db.rows} documents)`,
+      0.85,
+    );
     ratioTarget('doc-list-project', 'Document list page 1 by projectId', 0.85);
     for (const growth of db.growth) {
       const p50 = (growth.full?.service.p50 ?? NaN) / growth.stage1.service.p50;
@@ -62,21 +66,26 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
         measured:
           (failing.length
             ? failing.map((e) => `${e.shape}: ${e.flags.join(', ')}`).join('; ')
-            : `${lists.length} shapes checked: index ranges only, ${lists.map((e) => (e.rowsRead === undefined ? '' : `${e.shape} reads ${e.rowsRead} entries`)).filter(Boolean).join(', ') || 'no scan'}`) +
-          (counts.length ? ` (counts: ${counts.join(', ')})` : ''),
+            : `${lists.length} shapes checked: index ranges only, ${
+                lists
+                  .map((e) => (e.rowsRead === undefined ? '' : `${e.shape} reads ${e.rowsRead} entries`))
+                  .filter(Boolean)
+                  .join(', ') || 'no scan'
+              }`) + (counts.length ? ` (counts: ${counts.join(', ')})` : ''),
         met: failing.length === 0,
       });
     }
     const search = scenario('doc-search');
     ratioTarget('doc-search', 'Search q (a word in 0.5% of the documents)', 0.85);
+    const latency = scenario('doc-search-latency');
     if (db.database === 'mysql') {
       add(
         'doc-search-p50',
-        `Search q p50 <= 30 ms at ${db.rows} documents`,
-        search?.service.p50 ?? NaN,
+        `Search q p50 <= 30 ms at ${db.rows} documents (one search at a time)`,
+        latency?.service.p50 ?? NaN,
         (v) => v <= 30,
-        search
-          ? `${fmt(search.service.p50, 2)} ms under full load (${fmt(search.service.rps)} req/s; baseline p50 ${fmt(search.baseline?.p50 ?? NaN, 2)} ms)`
+        latency
+          ? `${fmt(latency.service.p50, 2)} ms (baseline ${fmt(latency.baseline?.p50 ?? NaN, 2)} ms; under ${search ? `full load: ${fmt(search.service.p50, 1)} ms at ${fmt(search.service.rps)} req/s` : 'load: not measured'})`
           : 'not measured',
       );
     }
@@ -193,7 +202,8 @@ export function documentMarkdown(documents: DocumentResults | undefined): string
       );
     }
     out.push('');
-    for (const [name, check] of Object.entries(db.checks)) out.push(`- ${name}: response check against the baseline: ${check}`);
+    for (const [name, check] of Object.entries(db.checks))
+      out.push(`- ${name}: response check against the baseline: ${check}`);
     if (db.bigUpload) {
       const { service, baseline } = db.bigUpload;
       out.push(
