@@ -25,6 +25,12 @@ export interface DocBenchConfig {
   downloadBytes: number;
   downloadConnections: number;
   rangeConnections: number;
+  /** Seconds per measured run, warm-up seconds and A/B pairs of the documents scenarios. */
+  duration: number;
+  warmup: number;
+  repeats: number;
+  /** MariaDB: load stage 2 through the FULLTEXT trigger too (slower); default adds its search rows in bulk. */
+  triggerLoad: boolean;
   mysqlDatabase: string;
   sqlitePath: string;
   storageDir: string;
@@ -50,6 +56,11 @@ export function loadDocBenchConfig(config: BenchConfig): DocBenchConfig {
     downloadBytes: int('BENCH_DOC_DOWNLOAD_MB', 100, 1) * MiB,
     downloadConnections: int('BENCH_DOC_DOWNLOAD_CONNECTIONS', 1, 1),
     rangeConnections: int('BENCH_DOC_RANGE_CONNECTIONS', 1, 1),
+    // Shorter than the notification scenarios' defaults: eleven scenarios per database.
+    duration: int('BENCH_DOC_DURATION', 5, 1),
+    warmup: int('BENCH_DOC_WARMUP', 1, 0),
+    repeats: int('BENCH_DOC_REPEATS', 2, 1),
+    triggerLoad: process.env.BENCH_DOC_TRIGGER_LOAD === '1',
     // Separate from the notification bench's data, so each phase owns (and drops) its own.
     mysqlDatabase: `${config.mysqlDatabase}_docs`,
     sqlitePath: config.sqlitePath.replace(/(\.sqlite)?$/, '-docs.sqlite'),
@@ -63,6 +74,7 @@ export function describeDocConfig(doc: DocBenchConfig): string {
     `${doc.rows} documents in ${doc.projects} projects, growth stage 1 = ${doc.stage1Projects} projects (BENCH_DOC_ROWS, BENCH_DOC_PROJECTS, BENCH_DOC_STAGE1_PROJECTS)`,
     `${doc.users} typical users x ${doc.membershipsPerUser} projects (BENCH_DOC_USERS, BENCH_DOC_MEMBERSHIPS)`,
     `uploads ${doc.uploadConnections} x ${doc.uploadBytes / 1024} KiB, big upload ${doc.bigUploadBytes / 1048576} MiB, download ${doc.downloadBytes / 1048576} MiB over ${doc.downloadConnections} connection(s)`,
+    `runs of ${doc.duration} s after ${doc.warmup} s warm-up, ${doc.repeats} A/B pairs (BENCH_DOC_DURATION, BENCH_DOC_WARMUP, BENCH_DOC_REPEATS)`,
     `MariaDB database ${doc.mysqlDatabase}, SQLite ${doc.sqlitePath}, files under ${doc.storageDir}`,
   ].join('\n  ');
 }

@@ -373,7 +373,12 @@ async function uploadOnce(
 
 export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<DocumentPhaseResults> {
   const { kind, doc } = ctx;
-  const config = docDatabaseConfig(ctx.config, doc);
+  const config = {
+    ...docDatabaseConfig(ctx.config, doc),
+    duration: doc.duration,
+    warmup: doc.warmup,
+    repeats: doc.repeats,
+  };
   const plan = makeDocPlan(doc, ctx.passwordHash);
   const tokens = signDocTokens(config, doc.users);
   const results: DocumentPhaseResults = {
@@ -431,7 +436,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
       }
     }
     t0 = performance.now();
-    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load);
+    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load, doc.triggerLoad);
     else loadSqliteDocs(config, plan, 2, results.load);
     results.loadSeconds += (performance.now() - t0) / 1000;
     log(`[${kind} documents] data loaded in ${results.loadSeconds.toFixed(0)} s`);
