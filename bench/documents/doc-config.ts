@@ -19,6 +19,8 @@ export interface DocBenchConfig {
   /** Typical users the list scenarios rotate over; each is a member of `membershipsPerUser` projects. */
   users: number;
   membershipsPerUser: number;
+  /** Concurrent searches of the search throughput scenario. */
+  searchConnections: number;
   uploadConnections: number;
   uploadBytes: number;
   bigUploadBytes: number;
@@ -50,6 +52,9 @@ export function loadDocBenchConfig(config: BenchConfig): DocBenchConfig {
     stage1Projects: Math.max(1, Math.min(projects, int('BENCH_DOC_STAGE1_PROJECTS', Math.floor(projects / 10), 1))),
     users: int('BENCH_DOC_USERS', 100, 1),
     membershipsPerUser: int('BENCH_DOC_MEMBERSHIPS', 10, 1),
+    // Fewer than the lists': a FULLTEXT prefix search takes tens of ms, and 32 at once on MariaDB
+    // queue for seconds (no answer at all within a short run).
+    searchConnections: int('BENCH_DOC_SEARCH_CONNECTIONS', 4, 1),
     uploadConnections: int('BENCH_DOC_UPLOAD_CONNECTIONS', 32, 1),
     uploadBytes: int('BENCH_DOC_UPLOAD_KB', 1024, 1) * 1024,
     bigUploadBytes: int('BENCH_DOC_BIG_UPLOAD_MB', 1024, 0) * MiB,

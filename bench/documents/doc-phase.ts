@@ -196,8 +196,11 @@ function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[
     },
     {
       name: 'doc-search',
-      title: `Search q=${RARE_WORD} (a word in 0.5% of the documents), typical users, relevance`,
-      job: job(users.map((k) => [`/api/documents?q=${RARE_WORD}`, k])),
+      title: `Search q=${RARE_WORD} (a word in 0.5% of the documents), typical users, relevance, ${doc.searchConnections} connections`,
+      job: () => ({
+        ...job(users.map((k) => [`/api/documents?q=${RARE_WORD}`, k]))(),
+        connections: doc.searchConnections,
+      }),
     },
     {
       // The search's latency on its own (the p50 target), apart from the throughput run's queueing.
