@@ -47,7 +47,7 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
       const p50 = (growth.full?.service.p50 ?? NaN) / growth.stage1.service.p50;
       const control = (growth.full?.baseline?.p50 ?? NaN) / (growth.stage1.baseline?.p50 ?? NaN);
       add(
-        `growth-${growth.name}`,
+        `doc-growth:${growth.name}`,
         `${growth.name} p50 at ${growth.fullRows} / ${growth.stage1Rows} documents <= 1.2`,
         p50,
         (v) => v <= 1.2,
