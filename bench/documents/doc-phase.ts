@@ -84,6 +84,9 @@ export interface DocumentPhaseResults {
   database: 'mysql' | 'sqlite';
   rows: number;
   projects: number;
+  /** File sizes of the transfer scenarios. */
+  uploadBytes: number;
+  downloadBytes: number;
   load: LoadTimes;
   loadSeconds: number;
   sizes?: Record<string, { rows: number; dataMb: number; indexMb: number }>;
@@ -388,6 +391,8 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     database: kind,
     rows: doc.rows,
     projects: doc.projects,
+    uploadBytes: doc.uploadBytes,
+    downloadBytes: doc.downloadBytes,
     load: {},
     loadSeconds: 0,
     explain: [],

@@ -94,7 +94,7 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
     const upload = transfer('doc-upload');
     add(
       'doc-upload',
-      'Uploads (concurrent, 1 MiB) req/s >= 0.8 x plain fastify + multipart baseline',
+      `Uploads (concurrent, ${fmt(db.uploadBytes / 1048576, 2)} MiB) req/s >= 0.8 x plain fastify + multipart baseline`,
       upload?.rpsRatio ?? NaN,
       (v) => v >= 0.8,
       upload
@@ -114,7 +114,7 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
     const download = transfer('doc-download');
     add(
       'doc-download',
-      'Download of a 100 MiB file MiB/s >= 0.9 x baseline (createReadStream)',
+      `Download of a ${fmt(db.downloadBytes / 1048576, 0)} MiB file MiB/s >= 0.9 x baseline (createReadStream)`,
       download?.throughputRatio ?? NaN,
       (v) => v >= 0.9,
       download
