@@ -33,6 +33,12 @@ export interface DocBenchConfig {
   repeats: number;
   /** MariaDB: stage 2 without the FULLTEXT trigger, its search rows added in bulk (measured: no faster). */
   bulkSearch: boolean;
+  /**
+   * MariaDB innodb_buffer_pool_size (MiB) for the phase, set with SET GLOBAL and restored after; 0
+   * leaves the server's. A production server's pool holds the working set; the default 128 MB does
+   * not hold the 1M-row documents table, and the search then measures disk reads.
+   */
+  bufferPoolMb: number;
   mysqlDatabase: string;
   sqlitePath: string;
   storageDir: string;
@@ -66,6 +72,7 @@ export function loadDocBenchConfig(config: BenchConfig): DocBenchConfig {
     warmup: int('BENCH_DOC_WARMUP', 1, 0),
     repeats: int('BENCH_DOC_REPEATS', 2, 1),
     bulkSearch: process.env.BENCH_DOC_BULK_SEARCH === '1',
+    bufferPoolMb: int('BENCH_DOC_BUFFER_POOL_MB', 2048, 0),
     // Separate from the notification bench's data, so each phase owns (and drops) its own.
     mysqlDatabase: `${config.mysqlDatabase}_docs`,
     sqlitePath: config.sqlitePath.replace(/(\.sqlite)?$/, '-docs.sqlite'),
@@ -80,6 +87,7 @@ export function describeDocConfig(doc: DocBenchConfig): string {
     `${doc.users} typical users x ${doc.membershipsPerUser} projects (BENCH_DOC_USERS, BENCH_DOC_MEMBERSHIPS)`,
     `uploads ${doc.uploadConnections} x ${doc.uploadBytes / 1024} KiB, big upload ${doc.bigUploadBytes / 1048576} MiB, download ${doc.downloadBytes / 1048576} MiB over ${doc.downloadConnections} connection(s)`,
     `runs of ${doc.duration} s after ${doc.warmup} s warm-up, ${doc.repeats} A/B pairs (BENCH_DOC_DURATION, BENCH_DOC_WARMUP, BENCH_DOC_REPEATS)`,
+    `MariaDB innodb_buffer_pool_size for the phase: ${doc.bufferPoolMb ? `at least ${doc.bufferPoolMb} MiB, restored after` : "the server's"} (BENCH_DOC_BUFFER_POOL_MB)`,
     `MariaDB database ${doc.mysqlDatabase}, SQLite ${doc.sqlitePath}, files under ${doc.storageDir}`,
   ].join('\n  ');
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import type { BenchConfig } from '../config.js';
 import type { ExplainEntry } from '../explain.js';
-import { dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
+import { adminConnection, dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
 import { removeSqlite } from '../load-sqlite.js';
 import { runScenario, type Scenario, type ScenarioResult } from '../scenarios.js';
 import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
@@ -90,6 +90,8 @@ export interface DocumentPhaseResults {
   load: LoadTimes;
   loadSeconds: number;
   sizes?: Record<string, { rows: number; dataMb: number; indexMb: number }>;
+  /** MariaDB innodb_buffer_pool_size during the phase (MiB). */
+  bufferPoolMb?: number;
   explain: ExplainEntry[];
   growth: { name: string; stage1Rows: number; fullRows: number; stage1: ScenarioResult; full?: ScenarioResult }[];
   scenarios: ScenarioResult[];
@@ -377,6 +379,39 @@ async function uploadOnce(
   return { measurement, document: documents.find((d) => d.title === tag) };
 }
 
+async function bufferPoolMb(config: BenchConfig): Promise<number> {
+  const admin = await adminConnection(config);
+  try {
+    const [rows] = await admin.query('SELECT @@innodb_buffer_pool_size AS size');
+    return Number((rows as { size: number | string }[])[0].size) / 1048576;
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Gives MariaDB a buffer pool of `mb` MiB for the phase (never shrinks it; 0: leaves it) and answers
+ * how to put the old size back. A resize runs in the background; the load that follows fills it.
+ */
+async function setBufferPool(config: BenchConfig, mb: number): Promise<(() => Promise<void>) | undefined> {
+  const before = await bufferPoolMb(config);
+  if (mb <= before) return undefined;
+  const set = async (size: number) => {
+    const admin = await adminConnection(config);
+    try {
+      await admin.query('SET GLOBAL innodb_buffer_pool_size = ?', [Math.round(size * 1048576)]);
+    } finally {
+      await admin.end();
+    }
+  };
+  await set(mb);
+  log(`[mysql documents] innodb_buffer_pool_size ${fmt(before, 0)} -> ${fmt(mb, 0)} MiB for this phase`);
+  return async () => {
+    await set(before).catch((error: unknown) => log(`  could not restore innodb_buffer_pool_size: ${String(error)}`));
+    log(`[mysql documents] innodb_buffer_pool_size back to ${fmt(before, 0)} MiB`);
+  };
+}
+
 export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<DocumentPhaseResults> {
   const { kind, doc } = ctx;
   const config = {
@@ -404,7 +439,9 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
   const databaseUrl = kind === 'mysql' ? mysqlUrl(config) : `sqlite:${config.sqlitePath}`;
   const phaseCtx = { ...ctx, config };
   rmSync(doc.storageDir, { recursive: true, force: true });
+  const restorePool = kind === 'mysql' ? await setBufferPool(config, doc.bufferPoolMb) : undefined;
   try {
+    if (kind === 'mysql') results.bufferPoolMb = await bufferPoolMb(config);
     const stage1 = documentsInStage(plan, 1);
     log(
       `[${kind} documents] loading ${doc.users + 1} users, ${doc.projects} projects, ${stage1} + ${doc.rows - stage1} documents (search triggers on)`,
@@ -489,6 +526,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
       await stopPair(pair);
     }
   } finally {
+    await restorePool?.();
     if (!ctx.config.keep) {
       if (kind === 'mysql') await dropMysql(config).catch(() => undefined);
       else removeSqlite(config.sqlitePath);

@@ -198,7 +198,8 @@ export function documentMarkdown(documents: DocumentResults | undefined): string
       const s = db.sizes.document_search;
       out.push(
         `Sizes: documents data ${fmt(d.dataMb, 0)} MB + indexes ${fmt(d.indexMb, 0)} MB` +
-          (s ? `; document_search (FULLTEXT) ${fmt(s.dataMb + s.indexMb, 0)} MB.` : '.'),
+          (s ? `; document_search (FULLTEXT) ${fmt(s.dataMb + s.indexMb, 0)} MB` : '') +
+          (db.bufferPoolMb ? `; innodb_buffer_pool_size ${fmt(db.bufferPoolMb, 0)} MiB.` : '.'),
       );
     }
     out.push('');
