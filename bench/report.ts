@@ -1,4 +1,5 @@
 import type { BenchConfig } from './config.js';
+import { documentMarkdown, documentRows, documentTargets, type DocumentResults } from './documents/doc-report.js';
 import { keysetProblem, type ExplainEntry } from './explain.js';
 import { inboxTargets, type InboxResults } from './inbox/inbox-results.js';
 import type { LoadTimes } from './load-mysql.js';
@@ -67,6 +68,8 @@ export interface BenchResults {
   mysql?: DatabaseResults;
   sqlite?: DatabaseResults;
   inbox?: InboxResults;
+  /** The documents phases (bench/documents, issue 11). */
+  documents?: DocumentResults;
   targets: Target[];
   notes: string[];
 }
@@ -286,6 +289,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
     });
   }
   targets.push(...inboxTargets(results.inbox));
+  targets.push(...documentTargets(results.documents));
   return targets;
 }
 
@@ -330,6 +334,7 @@ function rows(results: BenchResults): string[][] {
       }
     }
   }
+  out.push(...documentRows(results.documents));
   return out;
 }
 
@@ -470,6 +475,7 @@ export function markdown(results: BenchResults): string {
       out.push('');
     }
   }
+  out.push(...documentMarkdown(results.documents));
   if (results.notes.length) {
     out.push('## Notes');
     out.push('');

@@ -8,6 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeConfig, loadBenchConfig } from './config.js';
 import { documentId, documentOwner, documentUpdatable, makePlan, userId, username, type DataPlan } from './datagen.js';
+import { describeDocConfig, loadDocBenchConfig } from './documents/doc-config.js';
+import { dropDocumentData, runDocumentPhase, type DocumentPhaseContext } from './documents/doc-phase.js';
 import { explainMysql, explainSqlite, type ExplainEntry } from './explain.js';
 import { inboxOnly, inboxSelected, runInboxMysql } from './inbox/inbox-phase.js';
 import {
@@ -41,6 +43,7 @@ import { openSqlite } from './sqlite.js';
 import { fmt, freePort, httpJson, log, pidOf, sleep } from './util.js';
 
 const config = loadBenchConfig();
+const documents = loadDocBenchConfig(config);
 const benchStarted = performance.now();
 const here = dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench
 const distRoot = resolve(here, '..');
@@ -180,6 +183,23 @@ function extraServiceEnv(): Record<string, string> {
       .filter((pair) => pair.includes('='))
       .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );
+}
+
+/** What the documents phase (bench/documents) needs from this run. */
+function documentContext(kind: 'mysql' | 'sqlite', paths: Paths, passwordHash: string): DocumentPhaseContext {
+  return {
+    kind,
+    config,
+    doc: documents,
+    root: paths.root,
+    serviceMain: paths.serviceMain,
+    probe: paths.probe,
+    loadWorker: paths.worker,
+    nodeFlags: productionNodeFlags(projectRoot),
+    passwordHash,
+    serviceEnv,
+    dbPid: kind === 'mysql' ? (pidOf('mariadbd') ?? pidOf('mysqld')) : undefined,
+  };
 }
 
 function baselineEnv(kind: 'mysql' | 'sqlite', databaseUrl: string, port: number): Record<string, string> {
@@ -733,6 +753,7 @@ async function cleanup(paths: Paths | undefined): Promise<void> {
   if (!config.keep) {
     if (config.mysql) await Promise.race([dropMysql(config).catch(() => undefined), sleep(10_000)]);
     if (config.sqlite) removeSqlite(config.sqlitePath);
+    await Promise.race([dropDocumentData(config, documents).catch(() => undefined), sleep(10_000)]);
   } else {
     log(`BENCH_KEEP=1: keeping database ${config.mysqlDatabase} and ${config.sqlitePath}`);
   }
@@ -740,7 +761,7 @@ async function cleanup(paths: Paths | undefined): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  log(`Configuration:\n  ${describeConfig(config)}`);
+  log(`Configuration:\n  ${describeConfig(config)}\n  ${describeDocConfig(documents)}`);
   let paths: Paths | undefined;
   const onSignal = (signal: string) => {
     log(`${signal}: stopping children and cleaning up`);
@@ -764,14 +785,15 @@ async function main(): Promise<void> {
       ],
     };
     log(`Machine: ${JSON.stringify(results.machine)}`);
-    results.micro = await runMicro(config);
-    const plan = makePlan(config, await hashBenchPassword(config));
+    if (documents.mode !== 'only') results.micro = await runMicro(config);
+    const passwordHash = await hashBenchPassword(config);
+    const plan = makePlan(config, passwordHash);
     const tokens = signTokens(config, plan);
     log(
       `Plan: heavy user ${plan.counts[0]} notifications, typical users ${plan.typicalCount} each; growth stage 1 = ${plan.stage1Total} rows`,
     );
-    if (config.mysql) await mysqlPhase(paths, plan, tokens, results);
-    if (config.mysql && inboxSelected(config)) {
+    if (config.mysql && documents.mode !== 'only') await mysqlPhase(paths, plan, tokens, results);
+    if (config.mysql && documents.mode !== 'only' && inboxSelected(config)) {
       results.inbox = await runInboxMysql({
         config,
         plan,
@@ -783,11 +805,20 @@ async function main(): Promise<void> {
       });
       if (results.inbox.unreadCount) results.mysql?.scenarios.push(results.inbox.unreadCount);
     }
-    if (config.sqlite) await sqlitePhase(paths, plan, tokens, results);
+    // Documents (issue 11): own data, own baseline; BENCH_DOCS=only runs just these, 0 skips them.
+    if (config.mysql && documents.mode !== 'off') {
+      (results.documents ??= {}).mysql = await runDocumentPhase(documentContext('mysql', paths, passwordHash));
+    }
+    if (config.sqlite && documents.mode !== 'only') await sqlitePhase(paths, plan, tokens, results);
+    if (config.sqlite && documents.mode !== 'off') {
+      (results.documents ??= {}).sqlite = await runDocumentPhase(documentContext('sqlite', paths, passwordHash));
+    }
     results.machine.loadAtEnd = loadavg()
       .map((v) => v.toFixed(2))
       .join(' ');
     results.targets = evaluateTargets(results);
+    // BENCH_DOCS=only: the notification targets were not measured; leave them out of the table.
+    if (documents.mode === 'only') results.targets = results.targets.filter((t) => t.id.startsWith('doc-'));
     const dir = writeResults(results);
     log(
       `Results written to ${dir}/latest.json and latest.md (total ${((performance.now() - benchStarted) / 60000).toFixed(1)} min)`,

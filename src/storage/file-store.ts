@@ -39,6 +39,12 @@ export const FILE_STORE_ROOT = Symbol('FILE_STORE_ROOT');
 /** How many leading bytes a pending write keeps for content sniffing (file-type's recommended sample). */
 export const HEAD_SAMPLE_BYTES = 4100;
 
+/**
+ * Read size of a download stream. Each chunk costs a read, a promise and a socket write on the
+ * event loop; 1 MiB instead of the default 64 KiB cuts that 16-fold (bench: doc-download).
+ */
+const READ_CHUNK_BYTES = 1 << 20;
+
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const TEMP_NAME = /^[0-9a-f]{32}\.tmp$/;
 
@@ -142,7 +148,7 @@ export class FileStore implements OnModuleInit {
         throw new RangeError(`Range ${range.start}-${range.end} is outside a file of ${size} bytes.`);
       }
       // The stream owns the handle from here and closes it when it ends or is destroyed.
-      const stream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      const stream = handle.createReadStream({ ...range, highWaterMark: READ_CHUNK_BYTES });
       return { stream, size };
     } catch (error) {
       await handle.close();

@@ -1,0 +1,178 @@
+// Loads the documents bench's data through the service's own migrations (so the FULLTEXT / FTS5
+// triggers and the list indexes are the service's) with multi-row INSERTs, triggers in place.
+import type { BenchConfig } from '../config.js';
+import { adminConnection, bulkInsertMysql, createMysqlSchema, type LoadTimes } from '../load-mysql.js';
+import { createSqliteSchema, removeSqlite } from '../load-sqlite.js';
+import { openSqlite, type SqliteDatabase } from '../sqlite.js';
+import type { Row } from '../datagen.js';
+import { log } from '../util.js';
+import type { DocBenchConfig } from './doc-config.js';
+import {
+  DOC_DOCUMENT_COLUMNS,
+  DOC_MEMBER_COLUMNS,
+  DOC_PROJECT_COLUMNS,
+  DOC_TYPE_COLUMNS,
+  DOC_USER_COLUMNS,
+  DOC_USER_ROLE_COLUMNS,
+  docDocumentRows,
+  docMemberRows,
+  docProjectRows,
+  docTypeRows,
+  docUserRoleRows,
+  docUserRows,
+  documentsInStage,
+  type DocPlan,
+} from './doc-datagen.js';
+
+/** The notification bench's settings pointed at the documents phase's own database and file. */
+export function docDatabaseConfig(config: BenchConfig, doc: DocBenchConfig): BenchConfig {
+  return { ...config, mysqlDatabase: doc.mysqlDatabase, sqlitePath: doc.sqlitePath };
+}
+
+function record(times: LoadTimes, step: string, rows: number, seconds: number): void {
+  times[step] = { rows, seconds, rowsPerSecond: rows / seconds };
+}
+
+/** Schema, users, projects, memberships, types (not the documents: see loadMysqlDocuments). */
+export async function loadMysqlDocBase(config: BenchConfig, plan: DocPlan): Promise<void> {
+  await createMysqlSchema(config);
+  const connection = await adminConnection(config, config.mysqlDatabase);
+  try {
+    const [roles] = (await connection.query("SELECT id FROM roles WHERE name = 'user'")) as unknown as [
+      { id: string }[],
+    ];
+    const insert = (table: string, columns: string[], rows: Iterable<Row>, total: number) =>
+      bulkInsertMysql(connection, table, columns, rows, { batch: 1000, total, label: table });
+    const users = plan.doc.users + 1;
+    await insert('users', DOC_USER_COLUMNS, docUserRows(plan), users);
+    await insert('user_roles', DOC_USER_ROLE_COLUMNS, docUserRoleRows(plan, roles[0].id), users);
+    await insert('projects', DOC_PROJECT_COLUMNS, docProjectRows(plan), plan.doc.projects);
+    await insert('project_members', DOC_MEMBER_COLUMNS, docMemberRows(plan), plan.doc.projects);
+    await insert('document_types', DOC_TYPE_COLUMNS, docTypeRows(plan), 8);
+  } finally {
+    await connection.end();
+  }
+}
+
+const SEARCH_TRIGGER = 'trg_documents_search_insert';
+
+/**
+ * One stage of documents. With `triggerOn` the service's FULLTEXT trigger fills document_search
+ * row by row (what production does); otherwise the trigger is set aside for the load, the search
+ * rows of the new documents are added by one INSERT ... SELECT, and the trigger is put back from
+ * its own SHOW CREATE TRIGGER text (so it stays exactly the migration's).
+ */
+export async function loadMysqlDocuments(
+  config: BenchConfig,
+  plan: DocPlan,
+  stage: 1 | 2,
+  times: LoadTimes,
+  triggerOn = true,
+): Promise<void> {
+  const total = documentsInStage(plan, stage);
+  if (total === 0) return;
+  const connection = await adminConnection(config, config.mysqlDatabase);
+  try {
+    const step = `documents stage ${stage} (${triggerOn ? 'FULLTEXT trigger on' : 'search rows added in bulk'})`;
+    const started = performance.now();
+    let trigger: string | undefined;
+    if (!triggerOn) {
+      const [[shown]] = (await connection.query(`SHOW CREATE TRIGGER ${SEARCH_TRIGGER}`)) as unknown as [
+        Record<string, string>[],
+      ];
+      trigger = shown['SQL Original Statement'];
+      await connection.query(`DROP TRIGGER ${SEARCH_TRIGGER}`);
+    }
+    try {
+      await bulkInsertMysql(connection, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, stage), {
+        batch: 1000,
+        total,
+        label: step,
+        // Smaller transactions: the FULLTEXT index caches a transaction's words until COMMIT.
+        commitRows: 20_000,
+      });
+    } finally {
+      if (trigger) {
+        const filled = performance.now();
+        await connection.query(
+          'INSERT INTO document_search (documentId, title, description, fileName, tags) ' +
+            'SELECT d.id, d.title, d.description, d.fileName, d.tags FROM documents d ' +
+            'LEFT JOIN document_search s ON s.documentId = d.id WHERE s.documentId IS NULL',
+        );
+        await connection.query(trigger);
+        log(`  search rows added in bulk, trigger restored: ${((performance.now() - filled) / 1000).toFixed(1)} s`);
+      }
+    }
+    record(times, step, total, (performance.now() - started) / 1000);
+    const analyzed = performance.now();
+    await connection.query('ANALYZE TABLE documents, document_search, project_members');
+    log(`  ANALYZE TABLE: ${((performance.now() - analyzed) / 1000).toFixed(1)} s`);
+  } finally {
+    await connection.end();
+  }
+}
+
+const ROWS_PER_STATEMENT = 50;
+
+function bulkInsertSqlite(db: SqliteDatabase, table: string, columns: string[], rows: Iterable<Row>): number {
+  const tuple = `(${columns.map(() => '?').join(',')})`;
+  const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES `;
+  const many = db.prepare(head + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(','));
+  const one = db.prepare(head + tuple);
+  let done = 0;
+  let buffer: Row = [];
+  let buffered = 0;
+  db.exec('BEGIN');
+  for (const row of rows) {
+    for (const value of row) buffer.push(value);
+    if (++buffered === ROWS_PER_STATEMENT) {
+      many.run(...buffer);
+      buffer = [];
+      buffered = 0;
+      done += ROWS_PER_STATEMENT;
+      if (done % 100_000 === 0) {
+        db.exec('COMMIT');
+        db.exec('BEGIN');
+      }
+    }
+  }
+  for (let i = 0; i < buffered; i++) one.run(...buffer.slice(i * columns.length, (i + 1) * columns.length));
+  db.exec('COMMIT');
+  return done + buffered;
+}
+
+export async function createSqliteDocSchema(config: BenchConfig): Promise<void> {
+  removeSqlite(config.sqlitePath);
+  await createSqliteSchema(config);
+}
+
+/** Base rows or one stage of documents (with the FTS5 triggers in place). */
+export function loadSqliteDocs(config: BenchConfig, plan: DocPlan, part: 'base' | 1 | 2, times: LoadTimes): void {
+  const db = openSqlite(config.sqlitePath, { timeout: 30_000 });
+  try {
+    db.pragma('journal_mode = WAL');
+    // Throw-away file: no fsync while loading (the service opens it with its own settings).
+    db.pragma('synchronous = OFF');
+    db.pragma('foreign_keys = ON');
+    if (part === 'base') {
+      const role = db.prepare("SELECT id FROM roles WHERE name = 'user'").get() as { id: string };
+      bulkInsertSqlite(db, 'users', DOC_USER_COLUMNS, docUserRows(plan));
+      bulkInsertSqlite(db, 'user_roles', DOC_USER_ROLE_COLUMNS, docUserRoleRows(plan, role.id));
+      bulkInsertSqlite(db, 'projects', DOC_PROJECT_COLUMNS, docProjectRows(plan));
+      bulkInsertSqlite(db, 'project_members', DOC_MEMBER_COLUMNS, docMemberRows(plan));
+      bulkInsertSqlite(db, 'document_types', DOC_TYPE_COLUMNS, docTypeRows(plan));
+      return;
+    }
+    const started = performance.now();
+    const rows = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part));
+    const seconds = (performance.now() - started) / 1000;
+    record(times, `documents stage ${part} (FTS5 trigger on)`, rows, seconds);
+    log(
+      `  SQLite documents stage ${part}: ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en-US')} rows/s, FTS5 trigger on)`,
+    );
+    db.exec('ANALYZE');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,655 @@
+// The documents phase of `npm run bench` (issue 11's performance part), once per database: loads
+// projects, memberships and documents, measures the list's growth (stage 1 -> full), checks the
+// list's plans, then runs list / by project / search / read / upload / download scenarios against
+// bench/documents/doc-baseline-server.ts, back to back, in the same run.
+import { createSecretKey } from 'node:crypto';
+import { fork } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import jwt from 'jsonwebtoken';
+import type { BenchConfig } from '../config.js';
+import type { ExplainEntry } from '../explain.js';
+import { adminConnection, dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
+import { removeSqlite } from '../load-sqlite.js';
+import { runScenario, type Scenario, type ScenarioResult } from '../scenarios.js';
+import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
+import { openSqlite } from '../sqlite.js';
+import { cpuSeconds, fmt, freePort, httpJson, log, median, procStatusKb, resetPeakRss, rssSampler } from '../util.js';
+import type { DocBenchConfig } from './doc-config.js';
+import {
+  RARE_WORD,
+  docDocumentId,
+  docProjectId,
+  docTypeId,
+  docUserId,
+  documentsInStage,
+  makeDocPlan,
+  memberProjects,
+  type DocPlan,
+} from './doc-datagen.js';
+import { explainDocumentsMysql, explainDocumentsSqlite } from './doc-explain.js';
+import {
+  createSqliteDocSchema,
+  docDatabaseConfig,
+  loadMysqlDocBase,
+  loadMysqlDocuments,
+  loadSqliteDocs,
+} from './doc-load.js';
+import type { TransferJob, TransferResult } from './transfer-worker.js';
+
+export interface DocumentPhaseContext {
+  kind: 'mysql' | 'sqlite';
+  config: BenchConfig;
+  doc: DocBenchConfig;
+  /** Root of the private dist/ copy the bench runs from. */
+  root: string;
+  serviceMain: string;
+  probe: string;
+  loadWorker: string;
+  nodeFlags: string[];
+  passwordHash: string;
+  /** The notification bench's service environment (JWT secret, throttles, BENCH_SERVICE_ENV...). */
+  serviceEnv(databaseUrl: string, port: number): Record<string, string>;
+  dbPid?: number;
+}
+
+export interface TransferMeasurement {
+  server: string;
+  result: TransferResult;
+  cpuPerRequestUs: number;
+  peakRssMb: number;
+}
+
+export interface TransferScenarioResult {
+  name: string;
+  title: string;
+  runs: { service: TransferMeasurement[]; baseline: TransferMeasurement[] };
+  /** Medians over the runs, and of the per-pair service/baseline ratios. */
+  service: { rps: number; mibPerSecond: number; p50: number; p99: number; peakRssMb: number };
+  baseline: { rps: number; mibPerSecond: number; p50: number; p99: number; peakRssMb: number };
+  rpsRatio: number;
+  throughputRatio: number;
+}
+
+export interface BigUploadResult {
+  bytes: number;
+  status: number;
+  seconds: number;
+  rssBeforeMb: number;
+  peakRssMb: number;
+  growthMb: number;
+}
+
+export interface DocumentPhaseResults {
+  database: 'mysql' | 'sqlite';
+  rows: number;
+  projects: number;
+  /** File sizes of the transfer scenarios. */
+  uploadBytes: number;
+  downloadBytes: number;
+  load: LoadTimes;
+  loadSeconds: number;
+  sizes?: Record<string, { rows: number; dataMb: number; indexMb: number }>;
+  /** MariaDB innodb_buffer_pool_size during the phase (MiB). */
+  bufferPoolMb?: number;
+  explain: ExplainEntry[];
+  growth: { name: string; stage1Rows: number; fullRows: number; stage1: ScenarioResult; full?: ScenarioResult }[];
+  scenarios: ScenarioResult[];
+  transfers: TransferScenarioResult[];
+  bigUpload?: { service: BigUploadResult; baseline: BigUploadResult };
+  checks: Record<string, string>;
+}
+
+/** BENCH_SCENARIOS may name doc-* scenarios; with none of them named, all run. */
+function wanted(config: BenchConfig, name: string): boolean {
+  const names = config.scenarios?.filter((scenario) => scenario.startsWith('doc-'));
+  return !names?.length || names.includes(name);
+}
+
+function signDocTokens(config: BenchConfig, users: number): string[] {
+  const key = createSecretKey(Buffer.from(config.jwtSecret));
+  return Array.from({ length: users + 1 }, (_, k) =>
+    jwt.sign({ sub: docUserId(k), ver: 0 }, key, {
+      algorithm: 'HS256',
+      issuer: config.issuer,
+      audience: config.audience,
+      expiresIn: '12h',
+    }),
+  );
+}
+
+type Pair = { service: ServerHandle; baseline: ServerHandle };
+
+async function startDocPair(ctx: DocumentPhaseContext, databaseUrl: string): Promise<Pair> {
+  const { doc } = ctx;
+  mkdirSync(doc.storageDir, { recursive: true });
+  const servicePort = await freePort();
+  const service = await startServer({
+    name: 'service',
+    script: ctx.serviceMain,
+    cwd: ctx.root,
+    port: servicePort,
+    env: {
+      ...ctx.serviceEnv(databaseUrl, servicePort),
+      STORAGE_DIR: doc.storageDir,
+      // Room for the big upload and the download file.
+      UPLOAD_MAX_BYTES: String(Math.max(doc.bigUploadBytes, doc.downloadBytes, doc.uploadBytes) + 1048576),
+    },
+    probePath: ctx.probe,
+    nodeFlags: ctx.nodeFlags,
+  });
+  try {
+    const baselinePort = await freePort();
+    const baseline = await startServer({
+      name: 'baseline',
+      script: join(ctx.root, 'dist/bench/documents/doc-baseline-server.js'),
+      cwd: ctx.root,
+      port: baselinePort,
+      env: {
+        NODE_ENV: 'production',
+        BASELINE_DB: ctx.kind,
+        JWT_SECRET: ctx.config.jwtSecret,
+        DATABASE_URL: databaseUrl,
+        // The same store: the baseline streams the very files the service stored.
+        STORAGE_DIR: doc.storageDir,
+        PORT: String(baselinePort),
+        HOST: '127.0.0.1',
+      },
+      probePath: ctx.probe,
+      nodeFlags: ctx.nodeFlags,
+    });
+    log(
+      `[${ctx.kind} documents] service pid ${service.pid} (idle RSS ${fmt(rssMb(service.pid), 0)} MB), baseline pid ${baseline.pid} (${fmt(rssMb(baseline.pid), 0)} MB)`,
+    );
+    return { service, baseline };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
+
+async function stopPair(pair: Pair): Promise<void> {
+  await pair.service.stop();
+  await pair.baseline.stop();
+}
+
+/** The read scenarios: typical users rotate; each reads its own projects' documents. */
+function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[]): Scenario[] {
+  const { config, doc } = ctx;
+  const users = Array.from({ length: doc.users }, (_, i) => i + 1);
+  const job = (items: [string, number][]) => () => ({
+    method: 'GET' as const,
+    connections: config.connections,
+    tokens,
+    items,
+  });
+  const perProject = Math.floor(doc.rows / doc.projects);
+  return [
+    {
+      name: 'doc-list-typical',
+      title: `Document list page 1, typical users (${doc.users} users x ${doc.membershipsPerUser} projects, -updatedAt)`,
+      job: job(users.map((k) => ['/api/documents', k])),
+    },
+    {
+      name: 'doc-list-project',
+      title: 'Document list page 1 by projectId (typical users, each of their projects)',
+      job: job(
+        users.flatMap((k) =>
+          memberProjects(plan, k).map((p): [string, number] => [`/api/documents?projectId=${docProjectId(p)}`, k]),
+        ),
+      ),
+    },
+    {
+      name: 'doc-search',
+      title: `Search q=${RARE_WORD} (a word in 0.5% of the documents), typical users, relevance, ${doc.searchConnections} connections`,
+      job: () => ({
+        ...job(users.map((k) => [`/api/documents?q=${RARE_WORD}`, k]))(),
+        connections: doc.searchConnections,
+      }),
+    },
+    {
+      // The search's latency on its own (the p50 target), apart from the throughput run's queueing.
+      name: 'doc-search-latency',
+      title: `Search q=${RARE_WORD}, one connection (latency of one search at a time)`,
+      job: () => ({ ...job(users.map((k) => [`/api/documents?q=${RARE_WORD}`, k]))(), connections: 1 }),
+    },
+    {
+      name: 'doc-get',
+      title: 'GET /api/documents/{id} (typical users, documents of their projects)',
+      job: job(
+        users.flatMap((k) =>
+          memberProjects(plan, k).flatMap((p) =>
+            [0, 1].map((i): [string, number] => [
+              `/api/documents/${docDocumentId(p * perProject + ((k * 37 + i * 101) % perProject))}`,
+              k,
+            ]),
+          ),
+        ),
+      ),
+    },
+  ];
+}
+
+/** Both servers answer the scenario's first request with the same JSON (and status 200). */
+async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string> {
+  const spec = scenario.job();
+  const [path, tokenIndex] = spec.items[0];
+  const answers = [];
+  for (const server of [pair.service, pair.baseline]) {
+    answers.push(
+      await httpJson(server.url + path, { headers: { authorization: `Bearer ${spec.tokens[tokenIndex]}` } }),
+    );
+  }
+  const [a, b] = answers;
+  if (a.status !== 200 || b.status !== 200) {
+    return `status service ${a.status} / baseline ${b.status}: ${JSON.stringify(a.body).slice(0, 300)} | ${JSON.stringify(b.body).slice(0, 300)}`;
+  }
+  const count = (body: unknown) => (body as { pagination?: { total?: number } }).pagination?.total;
+  const total = count(a.body) === undefined ? '' : ` (total ${count(a.body)})`;
+  return JSON.stringify(a.body) === JSON.stringify(b.body)
+    ? `identical JSON${total}`
+    : `DIFFERENT JSON: ${JSON.stringify(a.body).slice(0, 400)} vs ${JSON.stringify(b.body).slice(0, 400)}`;
+}
+
+/** One transfer load (upload or download) against one server, with its CPU and peak RSS. */
+async function measureTransfer(
+  server: ServerHandle,
+  workerPath: string,
+  job: TransferJob,
+): Promise<TransferMeasurement> {
+  const child = fork(workerPath, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  track(child);
+  try {
+    const messages = new Map<string, (message: { result?: TransferResult; message?: string }) => void>();
+    child.on('message', (message: { type: string; result?: TransferResult; message?: string }) =>
+      messages.get(message.type)?.(message),
+    );
+    const next = (type: string) =>
+      new Promise<{ result?: TransferResult; message?: string }>((resolve, reject) => {
+        messages.set(type, resolve);
+        messages.set('error', (message) => reject(new Error(`transfer worker ${job.tag}: ${message.message}`)));
+        child.once('exit', (code) => reject(new Error(`transfer worker ${job.tag} exited with ${code}`)));
+      });
+    const warm = next('warm');
+    child.send({ type: 'job', job });
+    await warm;
+    await server.probe('reset');
+    resetPeakRss(server.pid);
+    const sampler = rssSampler(server.pid, 50);
+    const cpu0 = cpuSeconds(server.pid);
+    const done = next('result');
+    child.send({ type: 'go' });
+    const { result } = await done;
+    const cpu1 = cpuSeconds(server.pid);
+    const hwm = procStatusKb(server.pid, 'VmHWM') / 1024;
+    const peakRssMb = Math.max(sampler.stop(), Number.isFinite(hwm) ? hwm : 0);
+    return {
+      server: server.name,
+      result: result!,
+      cpuPerRequestUs: result!.ok ? ((cpu1 - cpu0) / result!.ok) * 1e6 : NaN,
+      peakRssMb,
+    };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+function describeTransfer(m: TransferMeasurement): string {
+  const r = m.result;
+  const bad = r.requests - r.ok;
+  return (
+    `${m.server.padEnd(9)} ${fmt(r.rps)} req/s  ${fmt(r.mibPerSecond)} MiB/s  p50 ${fmt(r.latency.p50, 2)} ms  ` +
+    `p99 ${fmt(r.latency.p99, 2)} ms  CPU ${fmt(m.cpuPerRequestUs, 0)} µs/req  peak RSS ${fmt(m.peakRssMb, 0)} MB` +
+    (bad ? `  NON-2XX/ERRORS ${bad} ${JSON.stringify(r.statuses)} ${r.firstError ?? ''}` : '')
+  );
+}
+
+async function runTransfer(
+  name: string,
+  title: string,
+  pair: Pair,
+  ctx: DocumentPhaseContext,
+  job: (role: 'service' | 'baseline') => Omit<TransferJob, 'url' | 'duration' | 'warmup' | 'tag'>,
+): Promise<TransferScenarioResult> {
+  log(`[${ctx.kind}] ${name}: ${title}`);
+  const worker = join(ctx.root, 'dist/bench/documents/transfer-worker.js');
+  const runs: TransferScenarioResult['runs'] = { service: [], baseline: [] };
+  for (let rep = 1; rep <= ctx.config.repeats; rep++) {
+    for (const role of ['service', 'baseline'] as const) {
+      const server = pair[role];
+      const m = await measureTransfer(server, worker, {
+        ...job(role),
+        url: server.url,
+        duration: ctx.config.duration,
+        warmup: ctx.config.warmup,
+        tag: `${ctx.kind}-${name}-${role}-${rep}`,
+      });
+      runs[role].push(m);
+      log(`  #${rep} ${describeTransfer(m)}`);
+    }
+  }
+  const summary = (list: TransferMeasurement[]) => ({
+    rps: median(list.map((m) => m.result.rps)),
+    mibPerSecond: median(list.map((m) => m.result.mibPerSecond)),
+    p50: median(list.map((m) => m.result.latency.p50)),
+    p99: median(list.map((m) => m.result.latency.p99)),
+    peakRssMb: Math.max(...list.map((m) => m.peakRssMb)),
+  });
+  const ratio = (fn: (m: TransferMeasurement) => number) =>
+    median(runs.service.map((m, i) => fn(m) / fn(runs.baseline[i])));
+  return {
+    name,
+    title,
+    runs,
+    service: summary(runs.service),
+    baseline: summary(runs.baseline),
+    rpsRatio: ratio((m) => m.result.rps),
+    throughputRatio: ratio((m) => m.result.mibPerSecond),
+  };
+}
+
+/** One upload of `bytes` through the service (or the baseline); answers the created document. */
+async function uploadOnce(
+  server: ServerHandle,
+  ctx: DocumentPhaseContext,
+  token: string,
+  fields: Record<string, string>,
+  bytes: number,
+  tag: string,
+): Promise<{ measurement: TransferMeasurement; document?: { id: string; sha256: string } }> {
+  const worker = join(ctx.root, 'dist/bench/documents/transfer-worker.js');
+  const measurement = await measureTransfer(server, worker, {
+    kind: 'upload',
+    url: server.url,
+    path: '/api/documents',
+    token,
+    connections: 1,
+    duration: 0,
+    warmup: 0,
+    once: true,
+    fileBytes: bytes,
+    fields: { ...fields, title: tag },
+    tag,
+  });
+  // The document just created: the newest of this title (the worker drops response bodies).
+  const listed = await httpJson(`${server.url}/api/documents?projectId=${fields.projectId}&sort=-createdAt&limit=5`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const documents = (listed.body as { documents?: { id: string; title: string; sha256: string }[] }).documents ?? [];
+  return { measurement, document: documents.find((d) => d.title === tag) };
+}
+
+async function bufferPoolMb(config: BenchConfig): Promise<number> {
+  const admin = await adminConnection(config);
+  try {
+    const [rows] = await admin.query('SELECT @@innodb_buffer_pool_size AS size');
+    return Number((rows as { size: number | string }[])[0].size) / 1048576;
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Gives MariaDB a buffer pool of `mb` MiB for the phase (never shrinks it; 0: leaves it) and answers
+ * how to put the old size back. A resize runs in the background; the load that follows fills it.
+ */
+async function setBufferPool(config: BenchConfig, mb: number): Promise<(() => Promise<void>) | undefined> {
+  const before = await bufferPoolMb(config);
+  if (mb <= before) return undefined;
+  const set = async (size: number) => {
+    const admin = await adminConnection(config);
+    try {
+      await admin.query('SET GLOBAL innodb_buffer_pool_size = ?', [Math.round(size * 1048576)]);
+    } finally {
+      await admin.end();
+    }
+  };
+  await set(mb);
+  log(`[mysql documents] innodb_buffer_pool_size ${fmt(before, 0)} -> ${fmt(mb, 0)} MiB for this phase`);
+  return async () => {
+    await set(before).catch((error: unknown) => log(`  could not restore innodb_buffer_pool_size: ${String(error)}`));
+    log(`[mysql documents] innodb_buffer_pool_size back to ${fmt(before, 0)} MiB`);
+  };
+}
+
+export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<DocumentPhaseResults> {
+  const { kind, doc } = ctx;
+  const config = {
+    ...docDatabaseConfig(ctx.config, doc),
+    duration: doc.duration,
+    warmup: doc.warmup,
+    repeats: doc.repeats,
+  };
+  const plan = makeDocPlan(doc, ctx.passwordHash);
+  const tokens = signDocTokens(config, doc.users);
+  const results: DocumentPhaseResults = {
+    database: kind,
+    rows: doc.rows,
+    projects: doc.projects,
+    uploadBytes: doc.uploadBytes,
+    downloadBytes: doc.downloadBytes,
+    load: {},
+    loadSeconds: 0,
+    explain: [],
+    growth: [],
+    scenarios: [],
+    transfers: [],
+    checks: {},
+  };
+  const databaseUrl = kind === 'mysql' ? mysqlUrl(config) : `sqlite:${config.sqlitePath}`;
+  const phaseCtx = { ...ctx, config };
+  rmSync(doc.storageDir, { recursive: true, force: true });
+  const restorePool = kind === 'mysql' ? await setBufferPool(config, doc.bufferPoolMb) : undefined;
+  try {
+    if (kind === 'mysql') results.bufferPoolMb = await bufferPoolMb(config);
+    const stage1 = documentsInStage(plan, 1);
+    log(
+      `[${kind} documents] loading ${doc.users + 1} users, ${doc.projects} projects, ${stage1} + ${doc.rows - stage1} documents (search triggers on)`,
+    );
+    let t0 = performance.now();
+    if (kind === 'mysql') {
+      await loadMysqlDocBase(config, plan);
+      await loadMysqlDocuments(config, plan, 1, results.load);
+    } else {
+      await createSqliteDocSchema(config);
+      loadSqliteDocs(config, plan, 'base', results.load);
+      loadSqliteDocs(config, plan, 1, results.load);
+    }
+    results.loadSeconds += (performance.now() - t0) / 1000;
+    const scenarios = readScenarios(phaseCtx, plan, tokens);
+    const growthNames = ['doc-list-typical', 'doc-list-project'].filter((name) => wanted(config, name));
+    const stage1Results = new Map<string, ScenarioResult>();
+    if (growthNames.length && stage1 < doc.rows) {
+      const pair = await startDocPair(phaseCtx, databaseUrl);
+      try {
+        for (const name of growthNames) {
+          log(`[${kind}] growth, stage 1: ${stage1} documents in the table`);
+          stage1Results.set(
+            name,
+            await runScenario(
+              scenarios.find((s) => s.name === name)!,
+              kind,
+              pair,
+              config,
+              ctx.loadWorker,
+              ctx.dbPid,
+            ),
+          );
+        }
+      } finally {
+        await stopPair(pair);
+      }
+    }
+    t0 = performance.now();
+    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load, !doc.bulkSearch);
+    else loadSqliteDocs(config, plan, 2, results.load);
+    results.loadSeconds += (performance.now() - t0) / 1000;
+    log(`[${kind} documents] data loaded in ${results.loadSeconds.toFixed(0)} s`);
+    if (kind === 'mysql') {
+      results.sizes = await mysqlTableSizes(config);
+      results.explain = await explainDocumentsMysql(config, plan);
+    } else {
+      const reader = openSqlite(config.sqlitePath, { readonly: true });
+      try {
+        results.explain = explainDocumentsSqlite(reader, plan);
+      } finally {
+        reader.close();
+      }
+    }
+    for (const entry of results.explain) {
+      log(`  EXPLAIN ${entry.database} ${entry.shape}${entry.fails ? '  <-- FAILS' : ''}`);
+      for (const line of entry.plan) log(`      ${line}`);
+      if (entry.flags.length) log(`      flags: ${entry.flags.join('; ')}`);
+    }
+
+    const pair = await startDocPair(phaseCtx, databaseUrl);
+    try {
+      for (const scenario of scenarios.filter((s) => wanted(config, s.name))) {
+        const check = await sameAnswer(scenario, pair);
+        results.checks[scenario.name] = check;
+        log(`[${kind}] ${scenario.name}: response check: ${check}`);
+        const result = await runScenario(scenario, kind, pair, config, ctx.loadWorker, ctx.dbPid);
+        result.shapeCheck = check;
+        results.scenarios.push(result);
+        const before = stage1Results.get(scenario.name);
+        if (before)
+          results.growth.push({
+            name: scenario.name,
+            stage1Rows: stage1,
+            fullRows: doc.rows,
+            stage1: before,
+            full: result,
+          });
+      }
+      await transferScenarios(phaseCtx, plan, pair, tokens, results);
+    } finally {
+      await stopPair(pair);
+    }
+  } finally {
+    await restorePool?.();
+    if (!ctx.config.keep) {
+      if (kind === 'mysql') await dropMysql(config).catch(() => undefined);
+      else removeSqlite(config.sqlitePath);
+      rmSync(doc.storageDir, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
+
+async function transferScenarios(
+  ctx: DocumentPhaseContext,
+  plan: DocPlan,
+  pair: Pair,
+  tokens: string[],
+  results: DocumentPhaseResults,
+): Promise<void> {
+  const { doc, kind } = ctx;
+  // Typical user 1 uploads into the first of its projects (a contributor there).
+  const uploader = 1;
+  const fields = { projectId: docProjectId(memberProjects(plan, uploader)[0]), documentTypeId: docTypeId(0) };
+  if (wanted(ctx.config, 'doc-upload')) {
+    results.transfers.push(
+      await runTransfer(
+        'doc-upload',
+        `${doc.uploadConnections} concurrent ${doc.uploadBytes / 1024} KiB uploads (multipart, stored, hashed, row inserted)`,
+        pair,
+        ctx,
+        () => ({
+          kind: 'upload',
+          path: '/api/documents',
+          token: tokens[uploader],
+          connections: doc.uploadConnections,
+          fileBytes: doc.uploadBytes,
+          fields,
+        }),
+      ),
+    );
+  }
+  if (doc.bigUploadBytes > 0 && (wanted(ctx.config, 'doc-upload-big') || wanted(ctx.config, 'doc-range'))) {
+    log(`[${kind}] doc-upload-big: one ${doc.bigUploadBytes / 1048576} MiB upload, RSS sampled every 50 ms`);
+    const big: Partial<Record<'service' | 'baseline', BigUploadResult>> = {};
+    let rangeDocument: { id: string; sha256: string } | undefined;
+    for (const role of ['service', 'baseline'] as const) {
+      const server = pair[role];
+      // Settle first, so the growth is the upload's, not leftover garbage of earlier scenarios.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const before = rssMb(server.pid);
+      const { measurement, document } = await uploadOnce(
+        server,
+        ctx,
+        tokens[uploader],
+        fields,
+        doc.bigUploadBytes,
+        `big-${kind}-${role}`,
+      );
+      if (role === 'service') rangeDocument = document;
+      const status = Number(Object.keys(measurement.result.statuses)[0] ?? 0);
+      big[role] = {
+        bytes: doc.bigUploadBytes,
+        status,
+        seconds: measurement.result.seconds,
+        rssBeforeMb: before,
+        peakRssMb: measurement.peakRssMb,
+        growthMb: measurement.peakRssMb - before,
+      };
+      log(
+        `  ${role.padEnd(9)} status ${status}, ${fmt(measurement.result.seconds, 1)} s (${fmt(measurement.result.mibPerSecond)} MiB/s), RSS ${fmt(before, 0)} -> peak ${fmt(measurement.peakRssMb, 0)} MB (growth ${fmt(big[role].growthMb, 0)} MB)`,
+      );
+    }
+    results.bigUpload = { service: big.service!, baseline: big.baseline! };
+    if (rangeDocument && wanted(ctx.config, 'doc-range')) {
+      const documentId = rangeDocument.id;
+      results.transfers.push(
+        await runTransfer(
+          'doc-range',
+          `Range: the last 1 KiB of the ${doc.bigUploadBytes / 1048576} MiB file (${doc.rangeConnections} connection(s))`,
+          pair,
+          ctx,
+          () => ({
+            kind: 'download',
+            path: `/api/documents/${documentId}/content`,
+            token: tokens[uploader],
+            connections: doc.rangeConnections,
+            headers: { range: 'bytes=-1024' },
+          }),
+        ),
+      );
+    }
+  }
+  if (wanted(ctx.config, 'doc-download')) {
+    const { document } = await uploadOnce(
+      pair.service,
+      ctx,
+      tokens[uploader],
+      fields,
+      doc.downloadBytes,
+      `download-${kind}`,
+    );
+    if (!document) {
+      results.checks['doc-download'] = 'the download file could not be uploaded through the service';
+      return;
+    }
+    results.transfers.push(
+      await runTransfer(
+        'doc-download',
+        `Download of a ${doc.downloadBytes / 1048576} MiB file (${doc.downloadConnections} connection(s), whole file)`,
+        pair,
+        ctx,
+        () => ({
+          kind: 'download',
+          path: `/api/documents/${document.id}/content`,
+          token: tokens[uploader],
+          connections: doc.downloadConnections,
+        }),
+      ),
+    );
+  }
+}
+
+/** Removes the documents phases' databases and files (an interrupted run leaves them otherwise). */
+export async function dropDocumentData(config: BenchConfig, doc: DocBenchConfig): Promise<void> {
+  const own = docDatabaseConfig(config, doc);
+  if (config.mysql) await dropMysql(own);
+  if (config.sqlite) removeSqlite(own.sqlitePath);
+  rmSync(doc.storageDir, { recursive: true, force: true });
+}
