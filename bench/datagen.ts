@@ -21,7 +21,7 @@ export const USER_COLUMNS = [
 ];
 export const USER_ROLE_COLUMNS = ['userId', 'roleId'];
 export const PROJECT_COLUMNS = ['id', 'name', 'createdAt'];
-export const DOCUMENT_TYPE_COLUMNS = ['id', 'name', 'createdAt'];
+export const DOCUMENT_TYPE_COLUMNS = ['id', 'name', 'nameKey', 'createdAt'];
 export const PROJECT_MEMBER_COLUMNS = ['projectId', 'userId', 'role', 'createdAt'];
 export const DOCUMENT_COLUMNS = [
   'id',
@@ -224,7 +224,7 @@ export function* projectMemberRows(plan: DataPlan): Generator<Row> {
 }
 
 export function documentTypeRows(plan: DataPlan): Row[] {
-  return DOCUMENT_TYPES.map((name, t) => [documentTypeId(t), name, sqlDate(plan.now - 500 * DAY)]);
+  return DOCUMENT_TYPES.map((name, t) => [documentTypeId(t), name, identityKey(name), sqlDate(plan.now - 500 * DAY)]);
 }
 
 /** Document j is uploaded by user j mod users, so every user owns documents. */
