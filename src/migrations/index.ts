@@ -15,6 +15,7 @@ import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeN
 import { DocumentTypeNameKeysRequired1763800000022 } from './1763800000022-DocumentTypeNameKeysRequired.js';
 import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbox.js';
+import { NotificationCountsByStatement1763800000031 } from './1763800000031-NotificationCountsByStatement.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   DocumentTypeNameKeys1763800000021,
   DocumentTypeNameKeysRequired1763800000022,
   NotificationInbox1763800000030,
+  NotificationCountsByStatement1763800000031,
 ];

@@ -34,10 +34,32 @@ export interface ReadAllFilters {
   status?: string;
 }
 
-/** Every unread notification of the user created at or before `before` (and matching the filters) becomes read. */
-export function readAllStatement(userId: string, filters: ReadAllFilters, before: unknown, at: unknown): SqlStatement {
+/** Where a read-all chunk resumes: after this (createdAt, id) in the read-state index's order. */
+export interface ReadAllPosition {
+  createdAt: unknown;
+  id: string;
+}
+
+/**
+ * The next `limit` unread notifications of the user created at or before `before` (and matching
+ * the filters), in (createdAt, id) order after `after`: one read-all chunk, walked on
+ * IDX_notifications_user_read_created. `lock` (MySQL) locks the rows so the chunk's count upkeep
+ * is computed from exactly the rows its UPDATE changes.
+ */
+export function readAllChunkStatement(
+  userId: string,
+  filters: ReadAllFilters,
+  before: unknown,
+  after: ReadAllPosition | null,
+  limit: number,
+  lock: boolean,
+): SqlStatement {
   const conditions = ['userId = ?', 'readAt IS NULL', 'createdAt <= ?'];
-  const parameters: unknown[] = [at, userId, before];
+  const parameters: unknown[] = [userId, before];
+  if (after) {
+    conditions.push('(createdAt > ? OR (createdAt = ? AND id > ?))');
+    parameters.push(after.createdAt, after.createdAt, after.id);
+  }
   if (filters.type) {
     conditions.push('notificationType = ?');
     parameters.push(filters.type);
@@ -46,11 +68,39 @@ export function readAllStatement(userId: string, filters: ReadAllFilters, before
     conditions.push('status = ?');
     parameters.push(filters.status);
   }
+  parameters.push(limit);
+  return [
+    `SELECT id, status, notificationType, createdAt FROM notifications
+     WHERE ${conditions.join(' AND ')} ORDER BY createdAt, id LIMIT ?${lock ? ' FOR UPDATE' : ''}`,
+    parameters,
+  ];
+}
+
+/** The chunk's rows that are still unread become read (readAt set, status `read`, delivery status kept). */
+export function readByIdsStatement(userId: string, ids: string[], at: unknown): SqlStatement {
   return [
     `UPDATE notifications SET readAt = ?,
        deliveryStatus = COALESCE(deliveryStatus, CASE WHEN status = 'read' THEN 'sent' ELSE status END), status = 'read'
-     WHERE ${conditions.join(' AND ')}`,
-    parameters,
+     WHERE userId = ? AND readAt IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
+    [at, userId, ...ids],
+  ];
+}
+
+/** A change of notification_counts: `delta` more (or fewer) rows under this key. */
+export interface CountDelta {
+  status: string;
+  notificationType: string;
+  isRead: 0 | 1;
+  delta: number;
+}
+
+/** MySQL: applies the deltas in one statement (an existing key changes by its delta, a new one starts at it). */
+export function applyCountDeltasStatement(userId: string, deltas: CountDelta[]): SqlStatement {
+  return [
+    `INSERT INTO notification_counts (userId, status, notificationType, isRead, total)
+     VALUES ${deltas.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+     ON DUPLICATE KEY UPDATE total = total + VALUES(total)`,
+    deltas.flatMap((d) => [userId, d.status, d.notificationType, d.isRead, d.delta]),
   ];
 }
 

@@ -128,7 +128,7 @@ export class NotificationsController {
   @ApiCommonErrors({ body: true })
   async readAll(@Body() body: ReadAllDto, @CurrentUser() user: AuthenticatedUser): Promise<ReadAllResponseDto> {
     const requestStart = new Date();
-    return { updated: await this.notifications.readAll(user.id, body ?? {}, requestStart) };
+    return this.notifications.readAll(user.id, body ?? {}, requestStart);
   }
 
   @Get('preferences')

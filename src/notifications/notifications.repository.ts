@@ -12,10 +12,15 @@ import {
   markUnreadStatement,
   newerThanStatement,
   ownNotificationStatement,
-  readAllStatement,
+  applyCountDeltasStatement,
+  readAllChunkStatement,
+  readByIdsStatement,
+  type CountDelta,
+  type ReadAllPosition,
   unreadByTypeStatement,
   type ReadAllFilters,
 } from './inbox.sql.js';
+import { COUNTS_BY_STATEMENT_FLAG } from '../migrations/1763800000031-NotificationCountsByStatement.js';
 import type { NotificationCursor } from './notification-cursor.js';
 import type { ChannelChoice } from './notification-preferences.js';
 import {
@@ -118,14 +123,47 @@ export class NotificationsRepository {
     return (await this.sql.transaction((tx) => tx.execute(...statement))) > 0;
   }
 
-  async readAll(userId: string, filters: ReadAllFilters, before: Date, at: Date): Promise<number> {
-    const statement = readAllStatement(
-      userId,
-      filters,
-      this.rows.toColumn('createdAt', before),
-      this.rows.toColumn('readAt', at),
-    );
-    return this.sql.transaction((tx) => tx.execute(...statement));
+  /**
+   * One read-all chunk in its own transaction: up to `limit` of the user's matching unread
+   * notifications after `after` become read. Short transactions keep the other writers' waits
+   * short, and what is committed stays committed (a retry goes on from what is left). On MySQL the
+   * rows are locked first and the chunk keeps notification_counts with one grouped statement, the
+   * update trigger standing aside while the session flag is set (migration 0031); SQLite keeps its
+   * per-row trigger. Answers the rows changed and where the next chunk starts (null: none left).
+   */
+  async readAllChunk(
+    userId: string,
+    filters: ReadAllFilters,
+    before: Date,
+    at: Date,
+    after: ReadAllPosition | null,
+    limit: number,
+  ): Promise<{ updated: number; next: ReadAllPosition | null }> {
+    const beforeColumn = this.rows.toColumn('createdAt', before);
+    const atColumn = this.rows.toColumn('readAt', at);
+    return this.sql.transaction(async (tx) => {
+      const rows = await tx.select<{ id: string; status: string; notificationType: string; createdAt: unknown }>(
+        ...readAllChunkStatement(userId, filters, beforeColumn, after, limit, this.mysql),
+      );
+      if (rows.length === 0) return { updated: 0, next: null };
+      const last = rows[rows.length - 1];
+      const position = this.rows.toColumn('createdAt', this.rows.fromColumn('createdAt', last.createdAt));
+      const next = rows.length < limit ? null : { createdAt: position, id: last.id };
+      const ids = rows.map((row) => row.id);
+      if (!this.mysql) return { updated: await tx.execute(...readByIdsStatement(userId, ids, atColumn)), next };
+
+      await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = 1`, []);
+      try {
+        const updated = await tx.execute(...readByIdsStatement(userId, ids, atColumn));
+        // The rows are locked, so every one of them changed; anything else would make the counts wrong.
+        if (updated !== rows.length) throw new Error(`read-all changed ${updated} of ${rows.length} locked rows`);
+        await tx.execute(...applyCountDeltasStatement(userId, countDeltas(rows)));
+        return { updated, next };
+      } finally {
+        // Cleared before the connection goes back to the pool: later updates on it keep the counts per row.
+        await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = NULL`, []);
+      }
+    });
   }
 
   async unreadCount(userId: string): Promise<UnreadCount> {
@@ -217,4 +255,20 @@ export class NotificationsRepository {
       return ticket.expiresAt.getTime() > now.getTime() ? ticket : null;
     });
   }
+}
+
+/** Unread rows leave their (status, type, unread) keys and arrive under (`read`, type, read). */
+function countDeltas(rows: { status: string; notificationType: string }[]): CountDelta[] {
+  const deltas = new Map<string, CountDelta>();
+  const add = (status: string, notificationType: string, isRead: 0 | 1, delta: number) => {
+    const key = `${status}\u0000${notificationType}\u0000${isRead}`;
+    const entry = deltas.get(key) ?? { status, notificationType, isRead, delta: 0 };
+    entry.delta += delta;
+    deltas.set(key, entry);
+  };
+  for (const row of rows) {
+    add(row.status, row.notificationType, 0, -1);
+    add('read', row.notificationType, 1, 1);
+  }
+  return [...deltas.values()];
 }

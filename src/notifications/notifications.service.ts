@@ -1,15 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
 import type { TokenSession } from '../auth/token-session.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import { httpConfig } from '../config/configuration.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import type { ReadAllDto } from './dto/inbox.dto.js';
+import type { ReadAllPosition } from './inbox.sql.js';
 import type { Notification } from './entities/notification.entity.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { preferenceSet, type ChannelChoice, type PreferenceSet } from './notification-preferences.js';
 import { NotificationsRepository, type NotificationListItem, type UnreadCount } from './notifications.repository.js';
 import { NotificationHub } from './stream/notification-hub.js';
+
+/** Rows per read-all transaction: long enough to amortize its round trips, short enough that row locks are brief. */
+export const READ_ALL_CHUNK = 5000;
+
+/** `complete: false` (only then present): stopped at the time budget; calling again does the rest. */
+export interface ReadAllResult {
+  updated: number;
+  complete?: false;
+}
 
 export interface NotificationPage {
   notifications: NotificationListItem[];
@@ -28,6 +40,7 @@ export class NotificationsService {
   constructor(
     private readonly notifications: NotificationsRepository,
     private readonly hub: NotificationHub,
+    @Inject(httpConfig.KEY) private readonly http: ConfigType<typeof httpConfig>,
   ) {}
 
   /**
@@ -72,19 +85,40 @@ export class NotificationsService {
     return this.get(userId, id);
   }
 
-  /** Notifications created after `requestStart` stay unread whatever `before` says. */
-  async readAll(userId: string, filters: ReadAllDto, requestStart: Date): Promise<number> {
+  /**
+   * Notifications created after `requestStart` stay unread whatever `before` says. Works in chunks
+   * of READ_ALL_CHUNK rows, each committed on its own, and starts no chunk after half the request
+   * deadline: a huge inbox is answered `complete: false` in time (what was done stays done; calling
+   * again goes on with the rest) instead of a 503 while the work goes on unseen.
+   */
+  async readAll(userId: string, filters: ReadAllDto, requestStart: Date): Promise<ReadAllResult> {
     const before = filters.before
       ? new Date(Math.min(Date.parse(filters.before), requestStart.getTime()))
       : requestStart;
-    const updated = await this.notifications.readAll(
-      userId,
-      { type: filters.type, status: filters.status },
-      before,
-      new Date(),
-    );
-    if (updated > 0) this.hub.publish({ kind: 'count', userId });
-    return updated;
+    const stopAt = requestStart.getTime() + this.http.requestTimeoutMs / 2;
+    const at = new Date();
+    let updated = 0;
+    let after: ReadAllPosition | null = null;
+    let complete = false;
+    try {
+      do {
+        const chunk = await this.notifications.readAllChunk(
+          userId,
+          { type: filters.type, status: filters.status },
+          before,
+          at,
+          after,
+          READ_ALL_CHUNK,
+        );
+        updated += chunk.updated;
+        after = chunk.next;
+        complete = after === null;
+      } while (!complete && Date.now() < stopAt);
+    } finally {
+      // Committed chunks count even when a later one fails.
+      if (updated > 0) this.hub.publish({ kind: 'count', userId });
+    }
+    return complete ? { updated } : { updated, complete };
   }
 
   unreadCount(userId: string): Promise<UnreadCount> {

@@ -312,6 +312,73 @@ describe.each(databasesUnderTest())('notification inbox on %s', (kind) => {
     });
   });
 
+  describe('read-all over many rows (in chunks)', () => {
+    const stamp = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
+    async function insertUnread(userId: string, count: number, createdAt: Date): Promise<void> {
+      const types = ['email', 'sms', 'push', 'in_app'];
+      const statuses = ['sent', 'pending', 'failed', 'read'];
+      for (let start = 0; start < count; start += 500) {
+        const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => [
+          randomUUID(),
+          userId,
+          'bulk',
+          'bulk read-all',
+          types[(start + i) % 4],
+          statuses[(start + i) % 3 === 0 ? (start + i) % 4 : 0],
+          stamp(new Date(createdAt.getTime() + ((start + i) % 7) * 1000)),
+        ]);
+        await t.dataSource.query(
+          `INSERT INTO notifications (id, userId, subject, message, notificationType, status, createdAt)
+           VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+          rows.flat(),
+        );
+      }
+    }
+
+    it('marks more rows than a chunk, only the caller’s, with exact counts, while rows keep arriving', async () => {
+      const erin = t.user('erin').id;
+      const bobBefore = (await call('bob', 'GET', '/api/notifications/unread-count')).body;
+      await insertUnread(erin, 12_345, new Date(Date.now() - 3_600_000));
+      const expected = (await call('erin', 'GET', '/api/notifications/unread-count')).body.unread;
+
+      // Rows inserted during the read-all: older ones may or may not be marked, newer ones stay unread.
+      const readAll = call('erin', 'POST', '/api/notifications/read-all');
+      const arriving = (async () => {
+        for (let round = 0; round < 10; round++) {
+          await insertUnread(erin, 20, new Date(Date.now() - 60_000));
+          await insertUnread(erin, 20, new Date(Date.now() + 3_600_000));
+        }
+      })();
+      const [answer] = await Promise.all([readAll, arriving]);
+      expect(answer.status).toBe(200);
+      expect(answer.body.updated).toBeGreaterThanOrEqual(expected);
+      expect(answer.body.complete).toBeUndefined();
+      const [future] = await t.dataSource.query<{ n: number | string }[]>(
+        'SELECT COUNT(*) AS n FROM notifications WHERE userId = ? AND readAt IS NULL AND createdAt > ?',
+        [erin, stamp(new Date(Date.now() + 60_000))],
+      );
+      expect(Number(future.n)).toBe(200);
+      expect((await call('bob', 'GET', '/api/notifications/unread-count')).body).toEqual(bobBefore);
+      await expectExactCounts();
+
+      // Marked unread again and read-all by type: the grouped count upkeep per (status, type).
+      await t.dataSource.query(
+        "UPDATE notifications SET readAt = NULL, status = 'sent' WHERE userId = ? AND subject = 'bulk' AND notificationType = 'push'",
+        [erin],
+      );
+      await expectExactCounts();
+      const push = (await call('erin', 'GET', '/api/notifications/unread-count')).body.byType.push;
+      const pushOnly = await call('erin', 'POST', '/api/notifications/read-all', { type: 'push' });
+      expect(pushOnly.body.updated).toBeLessThanOrEqual(push);
+      expect((await call('erin', 'GET', '/api/notifications/unread-count')).body.byType.push).toBe(
+        push - pushOnly.body.updated,
+      );
+      await expectExactCounts();
+      await t.dataSource.query("DELETE FROM notifications WHERE userId = ? AND subject = 'bulk'", [erin]);
+      await expectExactCounts();
+    });
+  });
+
   describe('preferences', () => {
     it('answers the defaults for every event, stores any subset and refuses malformed bodies', async () => {
       const defaults = await call('erin', 'GET', '/api/notifications/preferences');

@@ -50,6 +50,14 @@ export class ReadAllDto {
 export class ReadAllResponseDto {
   @ApiProperty({ description: 'How many notifications became read', example: 12 })
   updated: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Present (false) only when a very large read-all stopped at its time budget: what it did is committed, ' +
+      'and calling again marks the rest',
+    enum: [false],
+  })
+  complete?: false;
 }
 
 export class UnreadByTypeDto {

@@ -43,6 +43,8 @@ export class NotificationStreamService implements OnModuleDestroy {
   private readonly live = new Set<LiveStream>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
+  /** Per user: the unread-count read in flight, and the one queued behind it (shared by all the user's streams). */
+  private readonly counts = new Map<string, { running: Promise<number>; next?: Promise<number> }>();
   private readonly settings: ReturnType<typeof jwtSettings>;
 
   constructor(
@@ -139,8 +141,18 @@ export class NotificationStreamService implements OnModuleDestroy {
     const sendNotification = (notification: NotificationDto) =>
       write(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);
     const sendCount = async () => {
-      const { unread } = await this.notifications.unreadCount(userId);
+      const unread = await this.unreadOf(userId);
       write(`event: unread-count\ndata: ${JSON.stringify({ unread })}\n\n`);
+    };
+    // A count already queued and not yet started answers for every change before it: no second one.
+    let countQueued = false;
+    const queueCount = () => {
+      if (countQueued) return;
+      countQueued = true;
+      enqueue(() => {
+        countQueued = false;
+        return sendCount();
+      });
     };
 
     const sent = new Set<string>();
@@ -151,8 +163,10 @@ export class NotificationStreamService implements OnModuleDestroy {
         if (sent.has(message.notification.id)) return;
         sent.add(message.notification.id);
         enqueue(() => sendNotification(message.notification));
+        // The count must follow this notification, so a count queued before it does not do.
+        countQueued = false;
       }
-      enqueue(sendCount);
+      queueCount();
     };
     const unsubscribe = this.hub.subscribe(userId, (message) => (replaying ? buffered.push(message) : handle(message)));
 
@@ -200,6 +214,33 @@ export class NotificationStreamService implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopSweep();
+  }
+
+  /**
+   * The user's unread count, one query for all their streams on this instance. A caller gets a
+   * read that starts after its call: the one in flight if none is (then it starts now), else the
+   * single read queued behind the running one, which every caller during that read shares. So a
+   * burst of changes costs at most two reads per user, whatever the number of streams.
+   */
+  private unreadOf(userId: string): Promise<number> {
+    const entry = this.counts.get(userId);
+    if (!entry) return this.startCount(userId);
+    entry.next ??= entry.running.then(
+      () => this.startCount(userId),
+      () => this.startCount(userId),
+    );
+    return entry.next;
+  }
+
+  private startCount(userId: string): Promise<number> {
+    const running = this.notifications.unreadCount(userId).then(({ unread }) => unread);
+    const entry = { running };
+    this.counts.set(userId, entry);
+    const done = () => {
+      if (this.counts.get(userId) === entry) this.counts.delete(userId);
+    };
+    running.then(done, done);
+    return running;
   }
 
   /**
