@@ -1,14 +1,19 @@
 // The floor for GET /api/notifications/unread-count: plain fastify + mysql2, written from the
-// schema and the API contract. Per request: HS256 verify with a KeyObject, the user + roles lookup
-// (the token must still be valid), then one read of the trigger-kept counts (the service's own
-// statement) and the {unread, byType} JSON. Started by the inbox phase with DATABASE_URL, JWT_SECRET,
+// schema and the API contract, the cheapest correct way (issue 14): HS256 verify with a KeyObject,
+// then ONE statement that checks the session (user exists, active, token version current; no row
+// means 401) and reads the unread totals by type from the trigger-kept counts, and the
+// {unread, byType} JSON. Started by the inbox phase with DATABASE_URL, JWT_SECRET,
 // PORT and HOST. A file of its own so bench/baseline-server.ts stays the list/update/login floor.
 import { createSecretKey } from 'node:crypto';
 import Fastify from 'fastify';
 import jwt from 'jsonwebtoken';
 import mysql from 'mysql2/promise';
-import { unreadByTypeStatement } from '../../src/notifications/inbox.sql.js';
-import { AUTH_CONTEXT_SQL } from '../../src/users/users.sql.js';
+
+// Written here from the schema, not imported from the service.
+const SESSION_AND_UNREAD_SQL = `SELECT c.notificationType AS notificationType, SUM(c.total) AS total
+  FROM users u LEFT JOIN notification_counts c ON c.userId = u.id AND c.isRead = 0
+  WHERE u.id = ? AND u.isActive = 1 AND u.tokenVersion = ?
+  GROUP BY c.notificationType`;
 
 const env = process.env;
 const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? ''));
@@ -46,18 +51,14 @@ app.get('/api/notifications/unread-count', async (request, reply) => {
   } catch {
     return reply.status(401).send(unauthorized);
   }
-  const [users] = (await pool.query(AUTH_CONTEXT_SQL, [claims.sub])) as unknown as [
-    { isActive: number; tokenVersion: number }[],
+  const [rows] = (await pool.query(SESSION_AND_UNREAD_SQL, [claims.sub, claims.ver])) as unknown as [
+    { notificationType: string | null; total: string | number | null }[],
   ];
-  const user = users[0];
-  if (!user || !user.isActive || user.tokenVersion !== claims.ver) return reply.status(401).send(unauthorized);
-  const [rows] = (await pool.query(...unreadByTypeStatement(String(claims.sub)))) as unknown as [
-    { notificationType: string; total: string | number }[],
-  ];
+  if (rows.length === 0) return reply.status(401).send(unauthorized);
   const byType: Record<string, number> = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, 0]));
   let unread = 0;
   for (const row of rows) {
-    if (row.notificationType in byType) {
+    if (row.notificationType !== null && row.notificationType in byType) {
       byType[row.notificationType] = Number(row.total);
       unread += Number(row.total);
     }

@@ -1,8 +1,12 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { isMysql } from './dialect.js';
 
-/** The session flag a bulk read-all sets while it keeps notification_counts itself (one grouped statement per chunk). */
-export const COUNTS_BY_STATEMENT_FLAG = '@dms_counts_by_statement';
+/**
+ * The session flag a bulk read-all sets while it keeps notification_counts itself (one grouped
+ * statement per chunk); the notifications feature names the same variable (inbox.sql.ts). Written
+ * out here, not imported: a migration is a frozen snapshot, and features never import migrations.
+ */
+const COUNTS_BY_STATEMENT_FLAG = '@dms_counts_by_statement';
 
 const KEY = (row: 'NEW' | 'OLD') =>
   `${row}.userId, ${row}.status, ${row}.notificationType, (CASE WHEN ${row}.readAt IS NULL THEN 0 ELSE 1 END)`;

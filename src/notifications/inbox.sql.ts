@@ -104,12 +104,33 @@ export function applyCountDeltasStatement(userId: string, deltas: CountDelta[]):
   ];
 }
 
+/**
+ * MariaDB/MySQL session variable: while set, the notifications update trigger (migration 0031)
+ * leaves notification_counts alone, because a bulk read-all adjusts it once per chunk itself.
+ */
+export const COUNTS_BY_STATEMENT_FLAG = '@dms_counts_by_statement';
+
 /** Unread totals by type from the trigger-kept counts (at most 16 rows), not a COUNT over notifications. */
 export function unreadByTypeStatement(userId: string): SqlStatement {
   return [
     `SELECT notificationType, COALESCE(SUM(total), 0) AS total FROM notification_counts
      WHERE userId = ? AND isRead = 0 GROUP BY notificationType`,
     [userId],
+  ];
+}
+
+/**
+ * The same totals, read only for a live session (the user exists, is active and the token's version
+ * is current): no row means the session is not live. One round trip does the route's session check
+ * and its work (see SessionCheckedByQuery); a user without counts gets one row with a null type.
+ */
+export function unreadByTypeInSessionStatement(session: { userId: string; tokenVersion: number }): SqlStatement {
+  return [
+    `SELECT c.notificationType AS notificationType, COALESCE(SUM(c.total), 0) AS total
+     FROM users u LEFT JOIN notification_counts c ON c.userId = u.id AND c.isRead = 0
+     WHERE u.id = ? AND u.isActive = 1 AND u.tokenVersion = ?
+     GROUP BY c.notificationType`,
+    [session.userId, session.tokenVersion],
   ];
 }
 

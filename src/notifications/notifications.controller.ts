@@ -103,6 +103,7 @@ export class NotificationsController {
   }
 
   @Get('unread-count')
+  @SessionCheckedByQuery()
   @ApiOperation({
     summary: "The caller's unread notifications, in all and by type",
     description: 'Read from the trigger-kept counts table (no COUNT over notifications): exact after every change.',
@@ -110,8 +111,8 @@ export class NotificationsController {
   @ApiOkResponse({ type: UnreadCountDto })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiCommonErrors()
-  unreadCount(@CurrentUser() user: AuthenticatedUser): Promise<UnreadCountDto> {
-    return this.notifications.unreadCount(user.id);
+  unreadCount(@CurrentSession() session: TokenSession): Promise<UnreadCountDto> {
+    return this.notifications.unreadCountInSession(session);
   }
 
   @Post('read-all')

@@ -17,10 +17,11 @@ import {
   readByIdsStatement,
   type CountDelta,
   type ReadAllPosition,
+  unreadByTypeInSessionStatement,
   unreadByTypeStatement,
+  COUNTS_BY_STATEMENT_FLAG,
   type ReadAllFilters,
 } from './inbox.sql.js';
-import { COUNTS_BY_STATEMENT_FLAG } from '../migrations/1763800000031-NotificationCountsByStatement.js';
 import type { NotificationCursor } from './notification-cursor.js';
 import type { ChannelChoice } from './notification-preferences.js';
 import {
@@ -167,14 +168,13 @@ export class NotificationsRepository {
   }
 
   async unreadCount(userId: string): Promise<UnreadCount> {
-    const rows = await this.sql.select<{ notificationType: string; total: string | number }>(
-      ...unreadByTypeStatement(userId),
-    );
-    const byType = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, 0])) as Record<NotificationType, number>;
-    for (const row of rows) {
-      if (row.notificationType in byType) byType[row.notificationType as NotificationType] = Number(row.total);
-    }
-    return { unread: Object.values(byType).reduce((sum, value) => sum + value, 0), byType };
+    return unreadCountOf(await this.sql.select<UnreadByTypeRow>(...unreadByTypeStatement(userId)));
+  }
+
+  /** As unreadCount, in the same statement as the session check: null when the session is not live. */
+  async unreadCountInSession(session: TokenSession): Promise<UnreadCount | null> {
+    const rows = await this.sql.select<UnreadByTypeRow>(...unreadByTypeInSessionStatement(session));
+    return rows.length === 0 ? null : unreadCountOf(rows);
   }
 
   async deleteOwn(userId: string, id: string): Promise<boolean> {
@@ -271,4 +271,16 @@ function countDeltas(rows: { status: string; notificationType: string }[]): Coun
     add('read', row.notificationType, 1, 1);
   }
   return [...deltas.values()];
+}
+
+type UnreadByTypeRow = { notificationType: string | null; total: string | number };
+
+function unreadCountOf(rows: UnreadByTypeRow[]): UnreadCount {
+  const byType = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, 0])) as Record<NotificationType, number>;
+  for (const row of rows) {
+    if (row.notificationType !== null && row.notificationType in byType) {
+      byType[row.notificationType as NotificationType] = Number(row.total);
+    }
+  }
+  return { unread: Object.values(byType).reduce((sum, value) => sum + value, 0), byType };
 }

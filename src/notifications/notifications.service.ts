@@ -55,12 +55,7 @@ export class NotificationsService {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     // The route's session check (SessionCheckedByQuery): the total is read only for a live session.
     const total = await this.notifications.countInSession(session, query);
-    if (total === null) {
-      throw new ApiError(
-        'unauthorized',
-        'The token has been revoked, or its user no longer exists or is inactive; log in again.',
-      );
-    }
+    if (total === null) throw sessionEnded();
     const userId = session.userId;
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
@@ -125,6 +120,13 @@ export class NotificationsService {
     return this.notifications.unreadCount(userId);
   }
 
+  /** The caller's unread counts, read in the statement that checks the session (SessionCheckedByQuery). */
+  async unreadCountInSession(session: TokenSession): Promise<UnreadCount> {
+    const counts = await this.notifications.unreadCountInSession(session);
+    if (counts === null) throw sessionEnded();
+    return counts;
+  }
+
   async remove(userId: string, id: string): Promise<void> {
     if (!(await this.notifications.deleteOwn(userId, id))) throw notFound(id);
     this.hub.publish({ kind: 'count', userId });
@@ -169,4 +171,12 @@ export class NotificationsService {
 
 function notFound(id: string): ApiError {
   return new ApiError('notification_not_found', `You have no notification with the id ${id}.`);
+}
+
+/** A verified token whose session the route's statement found not live (revoked, deactivated, gone). */
+function sessionEnded(): ApiError {
+  return new ApiError(
+    'unauthorized',
+    'The token has been revoked, or its user no longer exists or is inactive; log in again.',
+  );
 }

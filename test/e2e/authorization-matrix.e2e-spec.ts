@@ -91,7 +91,7 @@ export const MATRIX: Row[] = [
   {
     method: 'GET',
     route: '/api/notifications/unread-count',
-    rule: 'authenticated',
+    rule: 'session-in-query',
     expected: anyUser(200),
   },
   {

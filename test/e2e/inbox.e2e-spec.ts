@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOMAIN_EVENT_TYPES } from '../../src/events/domain-event.js';
 import { NotificationDispatcher } from '../../src/notifications/delivery/notification-dispatcher.js';
+import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { notificationsOfEvents, recordEvent, undispatchedEvents, waitFor } from '../support/inbox.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, TEST_PASSWORD, type TestApp } from '../support/test-app.js';
 
 interface Json {
   status: number;
@@ -417,6 +418,32 @@ describe.each(databasesUnderTest())('notification inbox on %s', (kind) => {
       }
       expect((await call('erin', 'GET', '/api/notifications/preferences')).body).toEqual(put.body);
     });
+  });
+
+  it('answers unread-count only for a live session: 401 once the token is revoked or its user deactivated', async () => {
+    const users = t.app.get(UsersService);
+    const user = await users.create({
+      username: 'ulla',
+      email: 'ulla@example.org',
+      firstName: 'Ulla',
+      lastName: 'Count',
+      password: TEST_PASSWORD,
+      roleNames: ['user'],
+    });
+    const unread = (token: string) =>
+      fetch(`${t.url}/api/notifications/unread-count`, { headers: { authorization: `Bearer ${token}` } });
+    const first = await t.login('ulla');
+    const fresh = await unread(first);
+    expect(fresh.status).toBe(200);
+    expect(await fresh.json()).toEqual({ unread: 0, byType: { email: 0, sms: 0, push: 0, in_app: 0 } });
+    await fetch(`${t.url}/api/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${first}` } });
+    expect((await unread(first)).status).toBe(401);
+    const second = await t.login('ulla');
+    expect((await unread(second)).status).toBe(200);
+    await users.update(user.id, { isActive: false });
+    const refused = await unread(second);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toBe('unauthorized');
   });
 
   it('refuses every inbox route without a token', async () => {
