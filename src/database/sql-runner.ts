@@ -72,9 +72,13 @@ export class SqlRunner {
     }
   }
 
-  /** Commits when `work` resolves, rolls back when it throws. */
-  transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work);
+  /**
+   * Commits when `work` resolves, rolls back when it throws. `readCommitted` (MySQL/MariaDB): the
+   * transaction's locking reads lock the rows they find and no gaps, so concurrent INSERTs into
+   * the range never wait on it (SQLite: one writer at a time anyway).
+   */
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+    if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work, options.readCommitted ?? false);
     const begin = () =>
       this.dataSource.transaction((manager) => {
         const runner = manager.queryRunner!;
@@ -147,9 +151,11 @@ export class SqlRunner {
     }
   }
 
-  private async mysqlTransaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+  private async mysqlTransaction<T>(work: (tx: SqlTransaction) => Promise<T>, readCommitted: boolean): Promise<T> {
     const connection = await acquireMysqlConnection(this.dataSource);
     try {
+      // Applies to the next transaction on this connection only.
+      if (readCommitted) await run(connection, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', []);
       await run(connection, 'START TRANSACTION', []);
       const result = await work({
         select: (sql, parameters) => run(connection, sql, parameters),
@@ -211,6 +217,12 @@ function sqliteValues(parameters: unknown[]): unknown[] {
 /** A stored DATETIME(3) text ('YYYY-MM-DD HH:MM:SS.mmm', UTC) in the API's ISO form ('…T…Z'). */
 export function isoFromStored(stored: string): string {
   return `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
+}
+
+/** MySQL/MariaDB chose this transaction as a deadlock's victim and rolled it back: it may be run again. */
+export function isDeadlock(error: unknown): boolean {
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  return (driverError as { code?: unknown } | null | undefined)?.code === 'ER_LOCK_DEADLOCK';
 }
 
 /** A unique index refused the row (MySQL/MariaDB or SQLite), from TypeORM or from the runner. */

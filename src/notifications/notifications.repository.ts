@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { TokenSession } from '../auth/token-session.js';
-import { EntityRows, isoFromStored, SqlRunner } from '../database/sql-runner.js';
+import { EntityRows, isDeadlock, isoFromStored, SqlRunner } from '../database/sql-runner.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import { withLiveSession } from '../users/users.sql.js';
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
@@ -142,29 +142,52 @@ export class NotificationsRepository {
   ): Promise<{ updated: number; next: ReadAllPosition | null }> {
     const beforeColumn = this.rows.toColumn('createdAt', before);
     const atColumn = this.rows.toColumn('readAt', at);
-    return this.sql.transaction(async (tx) => {
-      const rows = await tx.select<{ id: string; status: string; notificationType: string; createdAt: unknown }>(
-        ...readAllChunkStatement(userId, filters, beforeColumn, after, limit, this.mysql),
-      );
-      if (rows.length === 0) return { updated: 0, next: null };
-      const last = rows[rows.length - 1];
-      const position = this.rows.toColumn('createdAt', this.rows.fromColumn('createdAt', last.createdAt));
-      const next = rows.length < limit ? null : { createdAt: position, id: last.id };
-      const ids = rows.map((row) => row.id);
-      if (!this.mysql) return { updated: await tx.execute(...readByIdsStatement(userId, ids, atColumn)), next };
-
-      await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = 1`, []);
+    // A chunk rolled back as a deadlock's victim (its counts upsert against a concurrent insert's
+    // trigger) changed nothing and is run again; read committed takes no gap locks, so inserts of
+    // new notifications do not queue behind the chunk's locking read.
+    for (let attempt = 1; ; attempt++) {
       try {
-        const updated = await tx.execute(...readByIdsStatement(userId, ids, atColumn));
-        // The rows are locked, so every one of them changed; anything else would make the counts wrong.
-        if (updated !== rows.length) throw new Error(`read-all changed ${updated} of ${rows.length} locked rows`);
-        await tx.execute(...applyCountDeltasStatement(userId, countDeltas(rows)));
-        return { updated, next };
-      } finally {
-        // Cleared before the connection goes back to the pool: later updates on it keep the counts per row.
-        await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = NULL`, []);
+        return await this.readAllChunkOnce(userId, filters, beforeColumn, atColumn, after, limit);
+      } catch (error) {
+        if (!isDeadlock(error) || attempt === 3) throw error;
       }
-    });
+    }
+  }
+
+  private readAllChunkOnce(
+    userId: string,
+    filters: ReadAllFilters,
+    beforeColumn: unknown,
+    atColumn: unknown,
+    after: ReadAllPosition | null,
+    limit: number,
+  ): Promise<{ updated: number; next: ReadAllPosition | null }> {
+    return this.sql.transaction(
+      async (tx) => {
+        const rows = await tx.select<{ id: string; status: string; notificationType: string; createdAt: unknown }>(
+          ...readAllChunkStatement(userId, filters, beforeColumn, after, limit, this.mysql),
+        );
+        if (rows.length === 0) return { updated: 0, next: null };
+        const last = rows[rows.length - 1];
+        const position = this.rows.toColumn('createdAt', this.rows.fromColumn('createdAt', last.createdAt));
+        const next = rows.length < limit ? null : { createdAt: position, id: last.id };
+        const ids = rows.map((row) => row.id);
+        if (!this.mysql) return { updated: await tx.execute(...readByIdsStatement(userId, ids, atColumn)), next };
+
+        await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = 1`, []);
+        try {
+          const updated = await tx.execute(...readByIdsStatement(userId, ids, atColumn));
+          // The rows are locked, so every one of them changed; anything else would make the counts wrong.
+          if (updated !== rows.length) throw new Error(`read-all changed ${updated} of ${rows.length} locked rows`);
+          await tx.execute(...applyCountDeltasStatement(userId, countDeltas(rows)));
+          return { updated, next };
+        } finally {
+          // Cleared before the connection goes back to the pool: later updates on it keep the counts per row.
+          await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = NULL`, []);
+        }
+      },
+      { readCommitted: true },
+    );
   }
 
   async unreadCount(userId: string): Promise<UnreadCount> {

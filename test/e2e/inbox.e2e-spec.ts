@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOMAIN_EVENT_TYPES } from '../../src/events/domain-event.js';
 import { NotificationDispatcher } from '../../src/notifications/delivery/notification-dispatcher.js';
+import { isDeadlock } from '../../src/database/sql-runner.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { notificationsOfEvents, recordEvent, undispatchedEvents, waitFor } from '../support/inbox.js';
@@ -328,11 +329,21 @@ describe.each(databasesUnderTest())('notification inbox on %s', (kind) => {
           statuses[(start + i) % 3 === 0 ? (start + i) % 4 : 0],
           stamp(new Date(createdAt.getTime() + ((start + i) % 7) * 1000)),
         ]);
-        await t.dataSource.query(
-          `INSERT INTO notifications (id, userId, subject, message, notificationType, status, createdAt)
-           VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-          rows.flat(),
-        );
+        // A concurrent writer, as the dispatcher is: MariaDB may pick its batch as a deadlock's
+        // victim (its trigger's counts rows against the read-all's counts upsert), and the
+        // dispatcher then writes the batch again at its next poll; so does this one.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await t.dataSource.query(
+              `INSERT INTO notifications (id, userId, subject, message, notificationType, status, createdAt)
+               VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+              rows.flat(),
+            );
+            break;
+          } catch (error) {
+            if (!isDeadlock(error) || attempt === 5) throw error;
+          }
+        }
       }
     }
 
