@@ -282,8 +282,8 @@ app.get<{ Querystring: ListQuery }>(
     let where = ['userId = ?', ...filters, ...(unreadOnly ? ['readAt IS NULL'] : [])].join(' AND ');
     const params: Value[] = [claims.sub, ...values];
     if (after) {
-      where += ' AND createdAt <= ? AND (createdAt < ? OR id < ?)';
-      params.push(after.createdAt, after.createdAt, after.id);
+      where += ' AND createdAt <= ? AND (createdAt < ? OR (createdAt = ? AND id < ?))';
+      params.push(after.createdAt, after.createdAt, after.createdAt, after.id);
     }
     params.push(limit + 1, offset);
     const order = 'ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?';

@@ -106,8 +106,11 @@ function orderedStatement(
   const parameters: unknown[] = [userId, ...filter.parameters];
   let where = ['userId = ?', ...filter.conditions].join(' AND ');
   if (after) {
-    where += ' AND createdAt <= ? AND (createdAt < ? OR id < ?)';
-    parameters.push(after.createdAt, after.createdAt, after.id);
+    // The bare bound lets SQLite seek; the OR spelled out per createdAt lets MariaDB seek within
+    // rows of one instant too (`createdAt < ? OR id < ?` read every row sharing the position's
+    // createdAt: 10,000 index entries for 21 when a bulk import stamped them alike).
+    where += ' AND createdAt <= ? AND (createdAt < ? OR (createdAt = ? AND id < ?))';
+    parameters.push(after.createdAt, after.createdAt, after.createdAt, after.id);
   }
   parameters.push(take, offset);
   return [
