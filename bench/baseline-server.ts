@@ -288,7 +288,8 @@ app.get<{ Querystring: ListQuery }>(
     params.push(limit + 1, offset);
     const order = 'ORDER BY createdAt DESC, id DESC LIMIT ? OFFSET ?';
     const all = await db.all<NotificationRow>(
-      offset < DEFERRED_JOIN_FROM
+      // After a cursor, the deferred join too: walking index entries, not rows, if MariaDB walks.
+      !after && offset < DEFERRED_JOIN_FROM
         ? `SELECT ${NOTIFICATION_FIELDS} FROM notifications WHERE ${where} ${order}`
         : `SELECT ${NOTIFICATION_FIELDS.replace(/(\w+)/g, 'n.$1')} FROM notifications n ` +
             `JOIN (SELECT id, createdAt FROM notifications WHERE ${where} ${order}) p ON p.id = n.id ` +
