@@ -4,24 +4,6 @@
 // camelCase names (see the InitialSchema migration): no quoting on either database.
 import type { SqlStatement } from '../database/sql-runner.js';
 
-/** Every column of `notifications`, in entity order (checked against the entity in the repository spec). */
-export const NOTIFICATION_COLUMNS = [
-  'id',
-  'userId',
-  'subject',
-  'message',
-  'notificationType',
-  'status',
-  'readAt',
-  'createdAt',
-  'event',
-  'documentId',
-  'sourceEventId',
-  'deliveryStatus',
-  'attempts',
-  'nextAttemptAt',
-] as const;
-
 /** The columns a list page answers (NotificationDto's fields, in its order). */
 export const NOTIFICATION_LIST_COLUMNS = [
   'id',
@@ -34,6 +16,15 @@ export const NOTIFICATION_LIST_COLUMNS = [
   'createdAt',
   'event',
   'documentId',
+] as const;
+
+/** Every column of `notifications`, in entity order (checked against the entity in the repository spec). */
+export const NOTIFICATION_COLUMNS = [
+  ...NOTIFICATION_LIST_COLUMNS,
+  'sourceEventId',
+  'deliveryStatus',
+  'attempts',
+  'nextAttemptAt',
 ] as const;
 
 export interface NotificationListFilters {
