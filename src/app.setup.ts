@@ -28,7 +28,7 @@ export async function configureApp(app: NestFastifyApplication, config: HttpConf
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
   fastify.addHook('onRequest', (request, reply, done) => {
     // protocol is 'https' over TLS, or with TRUST_PROXY when the proxy says X-Forwarded-Proto: https.
-    securityHeaders(request.raw, reply.raw, request.protocol === 'https');
+    void reply.headers(securityHeaders(request.protocol === 'https'));
     void reply.header('x-request-id', request.id);
     done(rejectBeforeBody(request));
   });

@@ -96,7 +96,7 @@ export async function seedDemoData(
   }
   // The password policy of every other way to set a password (API, CLI) holds for the demo users too.
   for (const demo of DEMO_USERS) {
-    const weakness = passwordWeakness(password, { ...demo, email: `${demo.username}@example.com` });
+    const weakness = await passwordWeakness(password, { ...demo, email: `${demo.username}@example.com` });
     if (weakness) throw new SeedRefusedError(`SEED_PASSWORD is refused for ${demo.username}: ${weakness}`);
   }
   if ((await dataSource.getRepository(User).count()) > 0) {

@@ -1,6 +1,4 @@
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
-import * as zxcvbnEnglish from '@zxcvbn-ts/language-en';
 import { ApiError } from '../common/errors/error-codes.js';
 import { identityKey } from '../common/text/identity-key.js';
 import { codePointLength } from '../common/text/unicode.js';
@@ -23,16 +21,26 @@ export interface PasswordOwner {
   lastName?: string;
 }
 
-let estimator: ZxcvbnFactory | undefined;
+let estimator: Promise<ZxcvbnFactory> | undefined;
 
-/** Built on first use: loading the dictionaries takes ~100 ms, which start-up of other commands need not pay. */
-function strength(): ZxcvbnFactory {
-  estimator ??= new ZxcvbnFactory({
-    dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEnglish.dictionary },
-    graphs: zxcvbnCommon.adjacencyGraphs,
-    translations: zxcvbnEnglish.translations,
-    maxLength: RATED_PREFIX,
-  });
+/**
+ * Built on first use: the dictionaries take ~40 MB of memory and ~300 ms to load, which a running
+ * service pays only once someone sets a password (and other commands not at all).
+ */
+function strength(): Promise<ZxcvbnFactory> {
+  estimator ??= Promise.all([import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]).then(
+    ([common, english]) =>
+      new ZxcvbnFactory({
+        dictionary: { ...common.dictionary, ...english.dictionary },
+        graphs: common.adjacencyGraphs,
+        translations: english.translations,
+        maxLength: RATED_PREFIX,
+      }),
+    (error: unknown) => {
+      estimator = undefined;
+      throw error;
+    },
+  );
   return estimator;
 }
 
@@ -42,7 +50,7 @@ function strength(): ZxcvbnFactory {
  * passwords, names and words, keyboard patterns, and the account's own names), no composition
  * rules. Returns the sentence to answer with, or undefined when the password is acceptable.
  */
-export function passwordWeakness(password: string, owner: PasswordOwner): string | undefined {
+export async function passwordWeakness(password: string, owner: PasswordOwner): Promise<string | undefined> {
   if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
     return `The password must be at most ${MAX_PASSWORD_BYTES} bytes long.`;
   }
@@ -55,7 +63,7 @@ export function passwordWeakness(password: string, owner: PasswordOwner): string
   const inputs = [owner.username, owner.email, owner.email?.split('@')[0], owner.firstName, owner.lastName].filter(
     (value): value is string => typeof value === 'string' && value.length > 0,
   );
-  const result = strength().check(password, inputs);
+  const result = (await strength()).check(password, inputs);
   if (result.score >= MIN_PASSWORD_SCORE) return undefined;
   const feedback = [result.feedback.warning, ...result.feedback.suggestions].filter(Boolean).join(' ');
   return (
@@ -65,7 +73,7 @@ export function passwordWeakness(password: string, owner: PasswordOwner): string
 }
 
 /** Throws 400 weak_password when the password breaks the policy (see passwordWeakness). */
-export function assertPasswordPolicy(password: string, owner: PasswordOwner): void {
-  const weakness = passwordWeakness(password, owner);
+export async function assertPasswordPolicy(password: string, owner: PasswordOwner): Promise<void> {
+  const weakness = await passwordWeakness(password, owner);
   if (weakness) throw new ApiError('weak_password', weakness);
 }

@@ -128,7 +128,7 @@ export class UsersService {
     const emailKey = identityKey(email);
     const taken = await this.users.identityTaken(usernameKey, emailKey);
     if (taken) throw identityConflict(taken);
-    assertPasswordPolicy(input.password, { ...input, email });
+    await assertPasswordPolicy(input.password, { ...input, email });
 
     const user = Object.assign(new User(), {
       id: randomUUID(),
@@ -260,7 +260,7 @@ export class UsersService {
   ): Promise<number> {
     const user = await this.users.findById(userId);
     if (!user) throw notFound(userId);
-    assertPasswordPolicy(password, user);
+    await assertPasswordPolicy(password, user);
     const passwordHash = await this.hasher.hash(password);
     return this.users.transaction(async (tx) => {
       const version = await this.users.setPasswordHash(userId, passwordHash, tx);

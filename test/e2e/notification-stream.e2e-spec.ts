@@ -47,6 +47,10 @@ describe.each(databasesUnderTest())('GET /api/notifications/stream on %s', (kind
     const client = await stream('', { authorization: `Bearer ${token}` });
     expect(client.status).toBe(200);
     expect(client.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // The stream writes its own head: the app's security headers and request id must still be on it.
+    expect(client.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(client.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(client.headers.get('x-request-id')).toMatch(/\S/);
     await waitFor(async () => lastCount(client) !== undefined, 'the first unread-count');
     expect(lastCount(client)).toBe(await unread(token));
     // Two heartbeats: the stream has outlived REQUEST_TIMEOUT_MS (300 ms) and is still open.

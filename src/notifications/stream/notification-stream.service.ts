@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
@@ -121,11 +122,12 @@ export class NotificationStreamService implements OnModuleDestroy {
     reply.hijack();
     const response = reply.raw;
     response.writeHead(200, {
+      // What the app's hooks set so far (security headers, request id): a hijacked reply sends only these.
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      'x-request-id': request.id,
     });
     response.write(': stream open\n\n');
 
