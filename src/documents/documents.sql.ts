@@ -197,20 +197,13 @@ function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
   let from = 'documents d';
   let score: Built['score'];
   if (filters.words?.length) {
-    const match = fullTextQuery(dialect, filters.words);
-    if (dialect === 'mysql') {
-      const against = 'MATCH (s.title, s.description, s.fileName, s.tags) AGAINST (? IN BOOLEAN MODE)';
-      from += ' JOIN document_search s ON s.documentId = d.id';
-      where.push(against);
-      parameters.push(match);
-      score = { sql: against, parameters: [match], descending: true };
-    } else {
-      from += ' JOIN documents_fts f ON f.rowid = d.rowid';
-      where.push('documents_fts MATCH ?');
-      parameters.push(match);
-      // bm25(): smaller is better.
-      score = { sql: 'bm25(documents_fts)', parameters: [], descending: false };
-    }
+    // MariaDB searches are searchMatches()'s (pageCarriesTotal()).
+    if (dialect === 'mysql') throw new Error('a MariaDB search is built by searchMatches()');
+    from += ' JOIN documents_fts f ON f.rowid = d.rowid';
+    where.push('documents_fts MATCH ?');
+    parameters.push(fullTextQuery(dialect, filters.words));
+    // bm25(): smaller is better.
+    score = { sql: 'bm25(documents_fts)', parameters: [], descending: false };
   }
   for (const field of ['projectId', 'documentTypeId', 'status', 'uploadedBy'] as const) {
     const value = filters[field];
@@ -244,6 +237,14 @@ export function documentCountStatement(
   visibility: DocumentVisibility,
   filters: DocumentListFilters,
 ): [string, unknown[]] {
+  if (pageCarriesTotal(dialect, filters)) {
+    const [matches, parameters] = searchMatches(visibility, filters);
+    const built = build(dialect, { ...filters, words: undefined });
+    return [
+      `SELECT COUNT(*) AS total FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`,
+      [...parameters, ...built.parameters],
+    ];
+  }
   const counts = visibleParts(visibility, filters, false).map((part) => {
     const { from, where, parameters } = partQuery(dialect, part, filters);
     return [`SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`, parameters] as const;
@@ -269,6 +270,7 @@ export function documentPageStatement(
   offset: number,
   after?: DocumentListPosition,
 ): [string, unknown[]] {
+  if (pageCarriesTotal(dialect, filters)) return searchPageStatement(visibility, filters, sort, take, offset, after);
   const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
   const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
   const selects: string[] = [];
@@ -309,6 +311,112 @@ export function documentPageStatement(
   return [
     `SELECT ${DOCUMENT_COLUMNS.map((column) => `u.${column}`).join(', ')} FROM (${selects.join(' UNION ALL ')}) u ` +
       `ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
+    [...parameters, take, offset],
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The search on MariaDB. document_search copies each document's searched text, its trash mark and a
+// token naming its project (`scope`, in the FULLTEXT index; migration DocumentSearchScope). Joining
+// every full-text match to documents to learn its project cost a primary-key fetch per match (a
+// word in 0.5% of 1,000,000 documents: 5,000 fetches, ~36 ms, for the ~50 a typical user may read);
+// requiring one of the caller's project tokens in the MATCH lets the index intersect instead.
+
+const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
+
+/**
+ * Up to this many projects a search names their tokens in the MATCH (the index reads each
+ * project's token list); beyond, it joins the matches to documents by project instead.
+ */
+export const MAX_SCOPED_PROJECTS = 50;
+
+/** The FULLTEXT token of a project in document_search.scope: `_p` and the id's hex digits (no search word starts with `_`). */
+export function searchScopeToken(projectId: string): string {
+  return `_p${projectId.replaceAll('-', '').toLowerCase()}`;
+}
+
+/**
+ * Whether documentPageStatement() answers the total too (a `total` column on every row): the
+ * MariaDB search, whose matches are collected once for both. An empty page then says nothing of the
+ * total; documentCountStatement() does.
+ */
+export function pageCarriesTotal(dialect: SqlDialect, filters: DocumentListFilters): boolean {
+  return dialect === 'mysql' && (filters.words?.length ?? 0) > 0;
+}
+
+/**
+ * The untrashed documents with the words that the caller may read (one row each: documentId,
+ * relevance), as disjoint parts: their member projects' (by project token, or joined to documents
+ * beyond MAX_SCOPED_PROJECTS), then their own uploads elsewhere (from the uploader's index, as the
+ * list does). The relevance is the words' MATCH alone, so the tokens do not change the order.
+ */
+function searchMatches(visibility: DocumentVisibility, filters: DocumentListFilters): [string, unknown[]] {
+  const words = fullTextQuery('mysql', filters.words ?? []);
+  const scoped = (projectIds: readonly string[]) => `${words} +(${projectIds.map(searchScopeToken).join(' ')})`;
+  const select = `SELECT s.documentId, ${SEARCH_MATCH} AS relevance`;
+  const parts: Predicate[] = [];
+  if (visibility.all) {
+    const match = filters.projectId === undefined ? words : scoped([filters.projectId]);
+    parts.push([`${select} FROM document_search s WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL`, [words, match]]);
+  } else {
+    const projects = visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId);
+    if (projects.length > MAX_SCOPED_PROJECTS) {
+      parts.push([
+        `${select} FROM document_search s JOIN documents d ON d.id = s.documentId ` +
+          `WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL AND d.projectId IN (${marks(projects)})`,
+        [words, words, ...projects],
+      ]);
+    } else if (projects.length) {
+      parts.push([
+        `${select} FROM document_search s WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL`,
+        [words, scoped(projects)],
+      ]);
+    }
+    const elsewhere = visibility.projectIds.length ? ` AND d.projectId NOT IN (${marks(visibility.projectIds)})` : '';
+    parts.push([
+      `${select} FROM documents d JOIN document_search s ON s.documentId = d.id ` +
+        `WHERE d.uploadedBy = ?${elsewhere} AND d.deletedAt IS NULL AND ${SEARCH_MATCH}`,
+      [words, visibility.userId, ...visibility.projectIds, words],
+    ]);
+  }
+  return [parts.map(([sql]) => sql).join(' UNION ALL '), parts.flatMap(([, parameters]) => parameters)];
+}
+
+/**
+ * One page of a MariaDB search with the total: the matches are collected once (a few rows per
+ * visible document, never the documents the caller may not read), joined to documents for the
+ * other filters and the sort, counted by a window over them all, then the keyset position (if
+ * any) and the page. Same order as the list: the sort, ties by id (relevance: id ascending).
+ */
+function searchPageStatement(
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+  sort: DocumentSort,
+  take: number,
+  offset: number,
+  after?: DocumentListPosition,
+): [string, unknown[]] {
+  const [matches, parameters] = searchMatches(visibility, filters);
+  const built = build('mysql', { ...filters, words: undefined });
+  const found =
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, m.relevance, COUNT(*) OVER () AS total ` +
+    `FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`;
+  parameters.push(...built.parameters);
+  let where = '';
+  let order = 'x.relevance DESC, x.id ASC';
+  if (sort !== 'relevance') {
+    const { column, descending } = SORT_COLUMN[sort];
+    const direction = descending ? 'DESC' : 'ASC';
+    order = `x.${column} ${direction}, x.id ${direction}`;
+    if (after) {
+      const beyond = descending ? '<' : '>';
+      where = ` WHERE (x.${column} ${beyond} ? OR (x.${column} = ? AND x.id ${beyond} ?))`;
+      parameters.push(after.value, after.value, after.id);
+    }
+  }
+  return [
+    `SELECT ${DOCUMENT_COLUMNS.map((column) => `x.${column}`).join(', ')}, x.total FROM (${found}) x${where} ` +
+      `ORDER BY ${order} LIMIT ? OFFSET ?`,
     [...parameters, take, offset],
   ];
 }
