@@ -317,10 +317,10 @@ export function documentPageStatement(
 
 // ---------------------------------------------------------------------------------------------
 // The search on MariaDB. document_search copies each document's searched text, its trash mark and a
-// token naming its project (`scope`, in the FULLTEXT index; migration DocumentSearchScope). Joining
+// tokens naming its project and uploader (`scope`, in the FULLTEXT index; migration DocumentSearchScope). Joining
 // every full-text match to documents to learn its project cost a primary-key fetch per match (a
 // word in 0.5% of 1,000,000 documents: 5,000 fetches, ~36 ms, for the ~50 a typical user may read);
-// requiring one of the caller's project tokens in the MATCH lets the index intersect instead.
+// requiring one of the caller's project tokens (or their own) in the MATCH lets the index intersect instead.
 
 const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
 
@@ -330,9 +330,12 @@ const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope
  */
 export const MAX_SCOPED_PROJECTS = 50;
 
-/** The FULLTEXT token of a project in document_search.scope: `_p` and the id's hex digits (no search word starts with `_`). */
-export function searchScopeToken(projectId: string): string {
-  return `_p${projectId.replaceAll('-', '').toLowerCase()}`;
+/**
+ * The FULLTEXT tokens in document_search.scope: the document's project (`_p` and the id's hex
+ * digits) and its uploader (`_u`…). No search word starts with `_`, so none matches a token.
+ */
+export function searchScopeToken(kind: 'project' | 'uploader', id: string): string {
+  return `_${kind === 'project' ? 'p' : 'u'}${id.replaceAll('-', '').toLowerCase()}`;
 }
 
 /**
@@ -346,40 +349,34 @@ export function pageCarriesTotal(dialect: SqlDialect, filters: DocumentListFilte
 
 /**
  * The untrashed documents with the words that the caller may read (one row each: documentId,
- * relevance), as disjoint parts: their member projects' (by project token, or joined to documents
- * beyond MAX_SCOPED_PROJECTS), then their own uploads elsewhere (from the uploader's index, as the
- * list does). The relevance is the words' MATCH alone, so the tokens do not change the order.
+ * relevance). Up to MAX_SCOPED_PROJECTS member projects, the MATCH also requires one of their
+ * project tokens or the caller's uploader token: exactly the visible documents, found by the
+ * index. Beyond, as the list: the matches joined to documents by project, then the caller's
+ * uploads elsewhere (from the uploader's index). The relevance is the words' MATCH alone, so the
+ * tokens do not change the order.
  */
 function searchMatches(visibility: DocumentVisibility, filters: DocumentListFilters): [string, unknown[]] {
   const words = fullTextQuery('mysql', filters.words ?? []);
-  const scoped = (projectIds: readonly string[]) => `${words} +(${projectIds.map(searchScopeToken).join(' ')})`;
+  const scoped = (tokens: string[]) => `${words} +(${tokens.join(' ')})`;
   const select = `SELECT s.documentId, ${SEARCH_MATCH} AS relevance`;
-  const parts: Predicate[] = [];
+  const matched = `${select} FROM document_search s WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL`;
   if (visibility.all) {
-    const match = filters.projectId === undefined ? words : scoped([filters.projectId]);
-    parts.push([`${select} FROM document_search s WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL`, [words, match]]);
-  } else {
-    const projects = visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId);
-    if (projects.length > MAX_SCOPED_PROJECTS) {
-      parts.push([
-        `${select} FROM document_search s JOIN documents d ON d.id = s.documentId ` +
-          `WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL AND d.projectId IN (${marks(projects)})`,
-        [words, words, ...projects],
-      ]);
-    } else if (projects.length) {
-      parts.push([
-        `${select} FROM document_search s WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL`,
-        [words, scoped(projects)],
-      ]);
-    }
-    const elsewhere = visibility.projectIds.length ? ` AND d.projectId NOT IN (${marks(visibility.projectIds)})` : '';
-    parts.push([
-      `${select} FROM documents d JOIN document_search s ON s.documentId = d.id ` +
-        `WHERE d.uploadedBy = ?${elsewhere} AND d.deletedAt IS NULL AND ${SEARCH_MATCH}`,
-      [words, visibility.userId, ...visibility.projectIds, words],
-    ]);
+    const projectId = filters.projectId;
+    return [matched, [words, projectId === undefined ? words : scoped([searchScopeToken('project', projectId)])]];
   }
-  return [parts.map(([sql]) => sql).join(' UNION ALL '), parts.flatMap(([, parameters]) => parameters)];
+  const projects = visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId);
+  if (projects.length <= MAX_SCOPED_PROJECTS) {
+    const tokens = projects.map((id) => searchScopeToken('project', id));
+    // The caller's uploads in any project: those outside the filter's project the outer filter drops.
+    return [matched, [words, scoped([...tokens, searchScopeToken('uploader', visibility.userId)])]];
+  }
+  return [
+    `${select} FROM document_search s JOIN documents d ON d.id = s.documentId ` +
+      `WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL AND d.projectId IN (${marks(projects)}) UNION ALL ` +
+      `${select} FROM documents d JOIN document_search s ON s.documentId = d.id ` +
+      `WHERE d.uploadedBy = ? AND d.projectId NOT IN (${marks(visibility.projectIds)}) AND d.deletedAt IS NULL AND ${SEARCH_MATCH}`,
+    [words, words, ...projects, words, visibility.userId, ...visibility.projectIds, words],
+  ];
 }
 
 /**

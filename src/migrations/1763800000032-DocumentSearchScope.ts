@@ -11,10 +11,11 @@ import {
  * was fetched by primary key to learn its project and trash state (≈ 6 page reads each: 36 ms of
  * the 40 ms a one-word search took, twice with the count), though a typical user may read ~50.
  * Now document_search also holds
- * - `scope`: one token naming the document's project, `_p` + the project id's 32 hex digits, in
- *   the FULLTEXT index with the text; the search requires one of the caller's projects' tokens
- *   (`+word* +(_p… _p…)`), so the index itself intersects and only visible rows are fetched. A
- *   search word never matches a token: words are letters, digits and marks, tokens start with `_`;
+ * - `scope`: two tokens, the document's project (`_p` + the id's 32 hex digits) and its uploader
+ *   (`_u` + hex), in the FULLTEXT index with the text; the search requires one of the caller's
+ *   projects' tokens or their own (`+word* +(_p… _p… _u…)`: exactly what they may read), so the
+ *   index itself intersects and only visible rows are fetched. A search word never matches a
+ *   token: words are letters, digits and marks, tokens start with `_`;
  * - `deletedAt`: the document's trash mark, so the fetched rows are filtered without `documents`.
  * Both are kept by the triggers, in the statement (so the transaction) of every documents write;
  * deletes still cascade through the foreign key. The relevance is the same words' MATCH on the
@@ -24,7 +25,8 @@ import {
  * SQLite (FTS5) is unchanged: its search is already fast, and this migration does nothing there.
  */
 const TEXT_COLUMNS = ['title', 'description', 'fileName', 'tags'] as const;
-const SCOPE = (row: 'NEW' | 'd') => `CONCAT('_p', LOWER(REPLACE(${row}.projectId, '-', '')))`;
+const SCOPE = (row: 'NEW' | 'd') =>
+  `CONCAT('_p', LOWER(REPLACE(${row}.projectId, '-', '')), ' _u', LOWER(REPLACE(${row}.uploadedBy, '-', '')))`;
 
 /** (Re)creates the search triggers and refills the search index, as of this migration (see DocumentSearchAndWorkflow). */
 export async function restoreDocumentSearch(queryRunner: QueryRunner): Promise<void> {
@@ -49,7 +51,7 @@ async function createSearchTriggers(queryRunner: QueryRunner): Promise<void> {
   );
   // Only when a copied column changed. InnoDB re-indexes a row's words only when an indexed column's
   // value changes, so a trash or restore (deletedAt alone) leaves the FULLTEXT index alone.
-  const copied = [...TEXT_COLUMNS, 'deletedAt', 'projectId'];
+  const copied = [...TEXT_COLUMNS, 'deletedAt', 'projectId', 'uploadedBy'];
   await queryRunner.query(
     `CREATE TRIGGER trg_documents_search_update AFTER UPDATE ON documents FOR EACH ROW ` +
       `UPDATE document_search SET ${TEXT_COLUMNS.map((column) => `${column} = NEW.${column}`).join(', ')}, ` +
@@ -80,7 +82,7 @@ export class DocumentSearchScope1763800000032 implements MigrationInterface {
     // Without the index while the rows are filled: one index build instead of a re-index per row.
     await queryRunner.query(
       'ALTER TABLE document_search DROP INDEX FT_document_search, ' +
-        'ADD COLUMN deletedAt datetime(3) NULL, ADD COLUMN scope varchar(40) NOT NULL',
+        'ADD COLUMN deletedAt datetime(3) NULL, ADD COLUMN scope varchar(80) NOT NULL',
     );
     await queryRunner.query(
       `UPDATE document_search s JOIN documents d ON d.id = s.documentId SET s.deletedAt = d.deletedAt, s.scope = ${SCOPE('d')}`,

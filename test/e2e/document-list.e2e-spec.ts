@@ -1,6 +1,7 @@
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocument, addProject, addUser } from '../support/document-fixtures.js';
+import { MAX_SCOPED_PROJECTS } from '../../src/documents/documents.sql.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -296,6 +297,8 @@ describe.each(databasesUnderTest())('GET /api/documents on %s', (kind) => {
       expect(await search('kim', 'q=orbit&limit=2&page=3')).toEqual({ ids: [], total: 3 });
       expect(await search('nina', 'q=orbit')).toEqual({ ids: [o.nina], total: 1 });
       expect(await search('lou', 'q=orbit')).toEqual({ ids: [o.nina], total: 1 });
+      expect(await search('nina', `q=orbit&projectId=${iris}`)).toEqual({ ids: [o.nina], total: 1 });
+      expect(await search('nina', `q=orbit&projectId=${hera}`)).toEqual({ ids: [], total: 0 });
       expect(await search('admin', `q=orbit&projectId=${hera}`)).toEqual({ ids: [o.o1, o.o2, o.o3], total: 3 });
       expect(await search('kim', `q=orbit&projectId=${iris}`)).toEqual({ ids: [], total: 0 });
     });
@@ -345,6 +348,22 @@ describe.each(databasesUnderTest())('GET /api/documents on %s', (kind) => {
       expect((await send('delete', `${o.o1}?permanent=true`, 'admin')).status).toBe(204);
       expect(await search('kim', 'q=orbit')).toEqual({ ids: [o.o2, o.o3], total: 2 });
       expect(await search('admin', `q=orbit&projectId=${hera}`)).toEqual({ ids: [o.o2, o.o3], total: 2 });
+    });
+
+    it(`finds the same for a member of more than ${MAX_SCOPED_PROJECTS} projects (matched, then joined by project)`, async () => {
+      const many: Record<string, 'viewer'> = { [hera]: 'viewer' };
+      for (let n = 0; n < MAX_SCOPED_PROJECTS; n++) many[await addProject(t, `Empty ${n}`)] = 'viewer';
+      const pat = await addUser(t, 'pat', many);
+      tokens.pat = await t.login('pat');
+      const own = await addDocument(t, { projectId: iris, uploadedBy: pat, title: 'orbit of pat' });
+      const found = await search('pat', 'q=orbit');
+      expect({ ids: found.ids.toSorted(), total: found.total }).toEqual({
+        ids: [o.o2, o.o3, own].toSorted(),
+        total: 3,
+      });
+      expect(found.ids[0]).toBe(o.o2);
+      expect(await search('pat', 'q=orbit&limit=2&page=3')).toEqual({ ids: [], total: 3 });
+      expect(await search('pat', `q=orbit&projectId=${iris}`)).toEqual({ ids: [own], total: 1 });
     });
   });
 
