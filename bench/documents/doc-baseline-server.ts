@@ -21,7 +21,9 @@ import {
   documentByIdSql,
   documentCountStatement,
   documentPageStatement,
+  MAX_SCOPED_DOCUMENTS,
   pageCarriesTotal,
+  searchScopeEstimateStatement,
   type DocumentSort,
   type DocumentVisibility,
 } from '../../src/documents/documents.sql.js';
@@ -217,7 +219,7 @@ app.get<{ Querystring: ListQuery }>(
     const words = q === undefined ? undefined : searchWords(q);
     const sort = request.query.sort ?? (words ? 'relevance' : '-updatedAt');
     const filters = { projectId: request.query.projectId?.toLowerCase(), words };
-    const visibility: DocumentVisibility = holds(user, 'documents', 'read')
+    let visibility: DocumentVisibility = holds(user, 'documents', 'read')
       ? { all: true }
       : {
           all: false,
@@ -230,6 +232,13 @@ app.get<{ Querystring: ListQuery }>(
           ).map((row) => row.projectId),
         };
     const offset = (page - 1) * limit;
+    // The MariaDB search weighs its scope tokens first (as the service's repository does).
+    const estimate = pageCarriesTotal(kind, filters) ? searchScopeEstimateStatement(visibility, filters) : undefined;
+    if (estimate) {
+      const plan = await db.all<{ rows: unknown }>(...estimate);
+      const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
+      visibility = { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
+    }
     const count = async () =>
       Number((await db.all<{ total: unknown }>(...documentCountStatement(kind, visibility, filters)))[0]?.total ?? 0);
     const read = () =>

@@ -12,7 +12,9 @@ import {
   documentCountStatement,
   documentPageStatement,
   documentUpdateSql,
+  MAX_SCOPED_DOCUMENTS,
   pageCarriesTotal,
+  searchScopeEstimateStatement,
   trashCountStatement,
   trashedDocumentByIdSql,
   trashPageStatement,
@@ -112,6 +114,7 @@ export class DocumentsRepository {
     offset: number,
     after?: DocumentListPosition,
   ): Promise<{ documents: Document[]; total: number }> {
+    if (pageCarriesTotal(this.dialect, filters)) visibility = await this.searchVisibility(visibility, filters);
     const read = () =>
       this.sql.select<Record<string, unknown>>(
         ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
@@ -127,6 +130,18 @@ export class DocumentsRepository {
     const total = await this.count(visibility, filters);
     if (offset >= total) return { documents: [], total };
     return { documents: (await read()).map((row) => this.documents.fromRow(row)), total };
+  }
+
+  /** The MariaDB search's visibility, with `byTokens` when the caller's tokens name few documents (see MAX_SCOPED_DOCUMENTS). */
+  private async searchVisibility(
+    visibility: DocumentVisibility,
+    filters: DocumentListFilters,
+  ): Promise<DocumentVisibility> {
+    const statement = searchScopeEstimateStatement(visibility, filters);
+    if (!statement) return visibility;
+    const plan = await this.sql.select<{ rows: string | number | null }>(...statement);
+    const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
+    return { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
   }
 
   async trashCount(everything: boolean, userId: string): Promise<number> {
