@@ -21,6 +21,9 @@ import {
   documentByIdSql,
   documentCountStatement,
   documentPageStatement,
+  MAX_SCOPED_DOCUMENTS,
+  pageCarriesTotal,
+  searchScopeEstimateStatement,
   type DocumentSort,
   type DocumentVisibility,
 } from '../../src/documents/documents.sql.js';
@@ -216,7 +219,7 @@ app.get<{ Querystring: ListQuery }>(
     const words = q === undefined ? undefined : searchWords(q);
     const sort = request.query.sort ?? (words ? 'relevance' : '-updatedAt');
     const filters = { projectId: request.query.projectId?.toLowerCase(), words };
-    const visibility: DocumentVisibility = holds(user, 'documents', 'read')
+    let visibility: DocumentVisibility = holds(user, 'documents', 'read')
       ? { all: true }
       : {
           all: false,
@@ -228,14 +231,35 @@ app.get<{ Querystring: ListQuery }>(
             )
           ).map((row) => row.projectId),
         };
-    const [count] = await db.all<{ total: unknown }>(...documentCountStatement(kind, visibility, filters));
-    const total = Number(count?.total ?? 0);
     const offset = (page - 1) * limit;
+    // The MariaDB search weighs its scope tokens first (as the service's repository does).
+    const estimate = pageCarriesTotal(kind, filters) ? searchScopeEstimateStatement(visibility, filters) : undefined;
+    if (estimate) {
+      const plan = await db.all<{ rows: unknown }>(...estimate);
+      const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
+      visibility = { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
+    }
+    const count = async () =>
+      Number((await db.all<{ total: unknown }>(...documentCountStatement(kind, visibility, filters)))[0]?.total ?? 0);
+    const read = () =>
+      db.all<DocumentRow>(...documentPageStatement(kind, visibility, filters, sort, limit + 1, offset));
+    let rows: DocumentRow[] = [];
+    let total: number;
+    if (pageCarriesTotal(kind, filters)) {
+      // The MariaDB search: page and total in one statement; an empty page past the first needs the count.
+      rows = await read();
+      total =
+        rows.length > 0
+          ? Number((rows[0] as DocumentRow & { total: unknown }).total)
+          : offset === 0
+            ? 0
+            : await count();
+    } else {
+      total = await count();
+      if (offset < total) rows = await read();
+    }
     const pagination = { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor: null as string | null };
-    if (offset >= total) return { documents: [], pagination };
-    const rows = await db.all<DocumentRow>(
-      ...documentPageStatement(kind, visibility, filters, sort, limit + 1, offset),
-    );
+    if (rows.length === 0) return { documents: [], pagination };
     const documents = rows.slice(0, limit).map(documentJson);
     const last = documents.at(-1);
     if (sort !== 'relevance' && rows.length > limit && last) {

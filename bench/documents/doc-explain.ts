@@ -34,6 +34,9 @@ function shapes(dialect: SqlDialect, plan: DocPlan): Shape[] {
     documentPageStatement(dialect, visibility, filters, sort, LIMIT + 1, 0);
   const byProject = { projectId: projectIds[0] };
   const search = { words: [RARE_WORD] };
+  // The typical user's projects and uploads name fewer than MAX_SCOPED_DOCUMENTS (searchScopeEstimateStatement):
+  // the service finds them by tokens; the other search shapes are what it does beyond.
+  const byTokens = { ...visibility, byTokens: true };
   return [
     // Each member project is a part, plus the caller's uploads elsewhere.
     {
@@ -48,6 +51,18 @@ function shapes(dialect: SqlDialect, plan: DocPlan): Shape[] {
       pageBudget: 2 * 2 * (LIMIT + 1),
     },
     { shape: 'documents count by projectId', statement: documentCountStatement(dialect, visibility, byProject) },
+    ...(dialect === 'mysql'
+      ? [
+          {
+            shape: `search q=${RARE_WORD} page 1 with total (by tokens)`,
+            statement: documentPageStatement(dialect, byTokens, search, 'relevance', LIMIT + 1, 0),
+          },
+          {
+            shape: `search q=${RARE_WORD} count (by tokens)`,
+            statement: documentCountStatement(dialect, byTokens, search),
+          },
+        ]
+      : []),
     { shape: `search q=${RARE_WORD} page 1`, statement: page(search, 'relevance') },
     { shape: `search q=${RARE_WORD} count`, statement: documentCountStatement(dialect, visibility, search) },
   ];

@@ -95,8 +95,9 @@ export async function loadMysqlDocuments(
       if (trigger) {
         const filled = performance.now();
         await connection.query(
-          'INSERT INTO document_search (documentId, title, description, fileName, tags) ' +
-            'SELECT d.id, d.title, d.description, d.fileName, d.tags FROM documents d ' +
+          // The columns the insert trigger copies (migration DocumentSearchScope).
+          'INSERT INTO document_search (documentId, title, description, fileName, tags, deletedAt, scope) ' +
+            "SELECT d.id, d.title, d.description, d.fileName, d.tags, d.deletedAt, CONCAT('_p', LOWER(REPLACE(d.projectId, '-', '')), ' _u', LOWER(REPLACE(d.uploadedBy, '-', ''))) FROM documents d " +
             'LEFT JOIN document_search s ON s.documentId = d.id WHERE s.documentId IS NULL',
         );
         await connection.query(trigger);

@@ -12,6 +12,9 @@ import {
   documentCountStatement,
   documentPageStatement,
   documentUpdateSql,
+  MAX_SCOPED_DOCUMENTS,
+  pageCarriesTotal,
+  searchScopeEstimateStatement,
   trashCountStatement,
   trashedDocumentByIdSql,
   trashPageStatement,
@@ -98,7 +101,11 @@ export class DocumentsRepository {
     return Number(row?.total ?? 0);
   }
 
-  /** One page of the list (see documentPageStatement). */
+  /**
+   * One page of the list (see documentPageStatement) and the exact total of the filters' matches.
+   * The MariaDB search answers both in one statement (pageCarriesTotal); otherwise the count comes
+   * first and a page past the end is not read.
+   */
   async page(
     visibility: DocumentVisibility,
     filters: DocumentListFilters,
@@ -106,11 +113,35 @@ export class DocumentsRepository {
     take: number,
     offset: number,
     after?: DocumentListPosition,
-  ): Promise<Document[]> {
-    const rows = await this.sql.select<Record<string, unknown>>(
-      ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
-    );
-    return rows.map((row) => this.documents.fromRow(row));
+  ): Promise<{ documents: Document[]; total: number }> {
+    if (pageCarriesTotal(this.dialect, filters)) visibility = await this.searchVisibility(visibility, filters);
+    const read = () =>
+      this.sql.select<Record<string, unknown>>(
+        ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
+      );
+    if (pageCarriesTotal(this.dialect, filters)) {
+      const rows = await read();
+      if (rows.length > 0) {
+        return { documents: rows.map((row) => this.documents.fromRow(row)), total: Number(rows[0].total) };
+      }
+      // Nothing on this page: it is the total only when it was the first.
+      return { documents: [], total: offset === 0 && !after ? 0 : await this.count(visibility, filters) };
+    }
+    const total = await this.count(visibility, filters);
+    if (offset >= total) return { documents: [], total };
+    return { documents: (await read()).map((row) => this.documents.fromRow(row)), total };
+  }
+
+  /** The MariaDB search's visibility, with `byTokens` when the caller's tokens name few documents (see MAX_SCOPED_DOCUMENTS). */
+  private async searchVisibility(
+    visibility: DocumentVisibility,
+    filters: DocumentListFilters,
+  ): Promise<DocumentVisibility> {
+    const statement = searchScopeEstimateStatement(visibility, filters);
+    if (!statement) return visibility;
+    const plan = await this.sql.select<{ rows: string | number | null }>(...statement);
+    const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
+    return { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
   }
 
   async trashCount(everything: boolean, userId: string): Promise<number> {

@@ -130,9 +130,7 @@ export class DocumentsService {
       ? { all: true }
       : { all: false, userId: user.id, projectIds: await this.documents.memberProjectIds(user.id) };
 
-    const total = await this.documents.count(visibility, filters);
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
-    if (offset >= total) return { documents: [], total, next: null };
     const position = after && {
       value:
         typeof after.value === 'number'
@@ -141,7 +139,14 @@ export class DocumentsService {
       id: after.id,
     };
     // One row more than the page tells whether anything follows.
-    const rows = await this.documents.page(visibility, filters, sort, query.limit + 1, offset, position);
+    const { documents: rows, total } = await this.documents.page(
+      visibility,
+      filters,
+      sort,
+      query.limit + 1,
+      offset,
+      position,
+    );
     const documents = rows.slice(0, query.limit);
     const last = documents.at(-1);
     let next: DocumentCursor | null = null;

@@ -17,7 +17,8 @@ import { isMysql } from './dialect.js';
  *
  * documents has no INTEGER PRIMARY KEY, so on SQLite its rowid may change when the table is
  * rebuilt (TypeORM's addColumn/changeColumn, VACUUM): a later migration that rebuilds documents
- * must call restoreDocumentSearch() (it recreates the triggers and rebuilds the index).
+ * must call restoreDocumentSearch() (it recreates the triggers and rebuilds the index); since
+ * DocumentSearchScope (1763800000032) changed the MySQL table and triggers, call that migration's.
  */
 const SEARCH_COLUMNS = ['title', 'description', 'fileName', 'tags'] as const;
 

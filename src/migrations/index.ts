@@ -16,6 +16,7 @@ import { DocumentTypeNameKeysRequired1763800000022 } from './1763800000022-Docum
 import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbox.js';
 import { NotificationCountsByStatement1763800000031 } from './1763800000031-NotificationCountsByStatement.js';
+import { DocumentSearchScope1763800000032 } from './1763800000032-DocumentSearchScope.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   DocumentTypeNameKeysRequired1763800000022,
   NotificationInbox1763800000030,
   NotificationCountsByStatement1763800000031,
+  DocumentSearchScope1763800000032,
 ];
