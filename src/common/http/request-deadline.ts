@@ -20,13 +20,14 @@ function bytesMoved(request: FastifyRequest): number {
  * is an idle limit instead: at each tick the request lives on while its body is still arriving or
  * its response is being sent *and* bytes moved on the connection since the last tick; a stalled
  * client is cut off (408 while its body is incomplete, else the connection is closed), and the
- * work between the last body byte and the first response byte is still bounded (503), by at most
- * two ticks.
+ * work between the last body byte and the first response byte is still bounded (503): it gets at
+ * least one whole tick and at most two.
  */
 export function enforceRequestDeadline(fastify: FastifyInstance, timeoutMs: number): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     const idleLimited = isLongTransferRoute(request);
     let moved = bytesMoved(request);
+    let workTickGiven = false;
     let timer: NodeJS.Timeout;
     const expire = () => {
       if (reply.sent) return;
@@ -35,7 +36,10 @@ export function enforceRequestDeadline(fastify: FastifyInstance, timeoutMs: numb
         const transferring = !request.raw.complete || reply.raw.headersSent;
         const progressed = now !== moved;
         moved = now;
-        if (transferring && progressed) {
+        // Still sending or receiving: live on. The body's last bytes arrived during this tick: one
+        // whole tick more for the work after it (storing, committing), whatever was left of this one.
+        if (progressed && (transferring || !workTickGiven)) {
+          if (!transferring) workTickGiven = true;
           timer = setTimeout(expire, timeoutMs);
           return;
         }
