@@ -114,22 +114,23 @@ export class DocumentsRepository {
     offset: number,
     after?: DocumentListPosition,
   ): Promise<{ documents: Document[]; total: number }> {
-    if (pageCarriesTotal(this.dialect, filters)) visibility = await this.searchVisibility(visibility, filters);
+    const carriesTotal = pageCarriesTotal(this.dialect, filters);
+    if (carriesTotal) visibility = await this.searchVisibility(visibility, filters);
     const read = () =>
       this.sql.select<Record<string, unknown>>(
         ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
       );
-    if (pageCarriesTotal(this.dialect, filters)) {
-      const rows = await read();
-      if (rows.length > 0) {
-        return { documents: rows.map((row) => this.documents.fromRow(row)), total: Number(rows[0].total) };
-      }
-      // Nothing on this page: it is the total only when it was the first.
+    if (!carriesTotal) {
+      const total = await this.count(visibility, filters);
+      if (offset >= total) return { documents: [], total };
+      return { documents: (await read()).map((row) => this.documents.fromRow(row)), total };
+    }
+    const rows = await read();
+    // Nothing on this page: it is the total only when it was the first.
+    if (rows.length === 0) {
       return { documents: [], total: offset === 0 && !after ? 0 : await this.count(visibility, filters) };
     }
-    const total = await this.count(visibility, filters);
-    if (offset >= total) return { documents: [], total };
-    return { documents: (await read()).map((row) => this.documents.fromRow(row)), total };
+    return { documents: rows.map((row) => this.documents.fromRow(row)), total: Number(rows[0].total) };
   }
 
   /** The MariaDB search's visibility, with `byTokens` when the caller's tokens name few documents (see MAX_SCOPED_DOCUMENTS). */

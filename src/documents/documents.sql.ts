@@ -175,6 +175,23 @@ export function sortColumn(sort: KeysetSort): string {
   return SORT_COLUMN[sort].column;
 }
 
+/** ORDER BY of a keyset sort on the rows of `alias`: the sort column, ties by id in the same direction. */
+function keysetOrder(alias: string, sort: KeysetSort): string {
+  const { column, descending } = SORT_COLUMN[sort];
+  const direction = descending ? 'DESC' : 'ASC';
+  return `${alias}.${column} ${direction}, ${alias}.id ${direction}`;
+}
+
+/** The rows of `alias` that come after `after` in keysetOrder(alias, sort). */
+function afterPosition(alias: string, sort: KeysetSort, after: DocumentListPosition): Predicate {
+  const { column, descending } = SORT_COLUMN[sort];
+  const beyond = descending ? '<' : '>';
+  return [
+    `(${alias}.${column} ${beyond} ? OR (${alias}.${column} = ? AND ${alias}.id ${beyond} ?))`,
+    [after.value, after.value, after.id],
+  ];
+}
+
 /** The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and digits only). */
 export function fullTextQuery(dialect: SqlDialect, words: readonly string[]): string {
   const last = words.length - 1;
@@ -288,13 +305,11 @@ export function documentPageStatement(
       parameters.push(...built.score.parameters);
       order = `relevance ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
     } else {
-      const { column, descending } = SORT_COLUMN[sort];
-      const direction = descending ? 'DESC' : 'ASC';
-      order = `d.${column} ${direction}, d.id ${direction}`;
+      order = keysetOrder('d', sort);
       if (after) {
-        const beyond = descending ? '<' : '>';
-        built.where.push(`(d.${column} ${beyond} ? OR (d.${column} = ? AND d.id ${beyond} ?))`);
-        built.parameters.push(after.value, after.value, after.id);
+        const [condition, values] = afterPosition('d', sort, after);
+        built.where.push(condition);
+        built.parameters.push(...values);
       }
     }
     selects.push(
@@ -303,14 +318,8 @@ export function documentPageStatement(
     );
     parameters.push(...built.parameters, offset + take);
   }
-  let outerOrder: string;
-  if (sort === 'relevance') {
-    outerOrder = `u.relevance ${dialect === 'mysql' ? 'DESC' : 'ASC'}, u.id ASC`;
-  } else {
-    const { column, descending } = SORT_COLUMN[sort];
-    const direction = descending ? 'DESC' : 'ASC';
-    outerOrder = `u.${column} ${direction}, u.id ${direction}`;
-  }
+  const outerOrder =
+    sort === 'relevance' ? `u.relevance ${dialect === 'mysql' ? 'DESC' : 'ASC'}, u.id ASC` : keysetOrder('u', sort);
   return [
     `SELECT ${DOCUMENT_COLUMNS.map((column) => `u.${column}`).join(', ')} FROM (${selects.join(' UNION ALL ')}) u ` +
       `ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
@@ -447,16 +456,11 @@ function searchPageStatement(
     `FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`;
   parameters.push(...built.parameters);
   let where = '';
-  let order = 'x.relevance DESC, x.id ASC';
-  if (sort !== 'relevance') {
-    const { column, descending } = SORT_COLUMN[sort];
-    const direction = descending ? 'DESC' : 'ASC';
-    order = `x.${column} ${direction}, x.id ${direction}`;
-    if (after) {
-      const beyond = descending ? '<' : '>';
-      where = ` WHERE (x.${column} ${beyond} ? OR (x.${column} = ? AND x.id ${beyond} ?))`;
-      parameters.push(after.value, after.value, after.id);
-    }
+  const order = sort === 'relevance' ? 'x.relevance DESC, x.id ASC' : keysetOrder('x', sort);
+  if (sort !== 'relevance' && after) {
+    const [condition, values] = afterPosition('x', sort, after);
+    where = ` WHERE ${condition}`;
+    parameters.push(...values);
   }
   return [
     `SELECT ${DOCUMENT_COLUMNS.map((column) => `x.${column}`).join(', ')}, x.total FROM (${found}) x${where} ` +
