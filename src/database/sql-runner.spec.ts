@@ -195,11 +195,27 @@ describe('SqlRunner on sqlite (its own statement cache and transactions)', () =>
     await expect(names(fixture)).resolves.toEqual(['one', 'dos']);
   });
 
-  it('runs a transaction opened inside another as part of it instead of waiting for it', async () => {
+  it('queues a transaction started by a timer set inside another: no transaction context leaks into timers', async () => {
+    const order: string[] = [];
+    let timerFired!: () => void;
+    const fired = new Promise<void>((resolve) => (timerFired = resolve));
+    let later: Promise<number> | undefined;
     await fixture.sql.transaction(async (tx) => {
       await tx.execute(...rename(1, 'uno', 'one'));
-      await fixture.sql.transaction((inner) => inner.execute(...rename(2, 'dos', 'two')));
+      // What a poller nudged from inside a transaction does.
+      setTimeout(() => {
+        later = fixture.sql.transaction(async (inner) => {
+          order.push('timer');
+          return inner.execute(...rename(2, 'dos', 'two'));
+        });
+        timerFired();
+      }, 0);
+      await fired;
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push('first');
     });
+    await expect(later).resolves.toBe(1);
+    expect(order).toEqual(['first', 'timer']);
     await expect(names(fixture)).resolves.toEqual(['uno', 'dos']);
   });
 

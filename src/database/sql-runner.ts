@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, QueryFailedError, type EntityMetadata, type EntityTarget } from 'typeorm';
@@ -37,9 +36,8 @@ export interface SqlTransaction {
 export class SqlRunner {
   /** Prepared statements per SQLite connection: a handful of shapes (one per filter combination). */
   private readonly statements = new WeakMap<SqliteDatabase, LRUCache<string, SqliteStatement>>();
-  /** SQLite: the end of the last queued transaction, and whether the current async context is inside one. */
+  /** SQLite: the end of the last queued transaction. */
   private sqliteQueue: Promise<unknown> = Promise.resolve();
-  private readonly insideSqliteTransaction = new AsyncLocalStorage<true>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -76,21 +74,21 @@ export class SqlRunner {
    * Commits when `work` resolves, rolls back when it throws. `readCommitted` (MySQL/MariaDB): the
    * transaction's locking reads lock the rows they find and no gaps, so concurrent INSERTs into
    * the range never wait on it (SQLite: one writer at a time anyway).
+   * `work` runs its statements through `tx` only: on SQLite a transaction() called from inside
+   * another one would wait behind it forever. (No AsyncLocalStorage tells them apart: it makes
+   * Node 20 and 22 run promise hooks on every promise, and its context leaked into timers set
+   * inside a transaction, so the delivery pollers' transactions skipped the queue.)
    */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
     if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work, options.readCommitted ?? false);
     const begin = () =>
       this.dataSource.transaction((manager) => {
         const runner = manager.queryRunner!;
-        return this.insideSqliteTransaction.run(true, () =>
-          work({
-            select: (sql, parameters) => runner.query(sql, parameters),
-            execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
-          }),
-        );
+        return work({
+          select: (sql, parameters) => runner.query(sql, parameters),
+          execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+        });
       });
-    // A transaction opened from inside another one joins it (as TypeORM's savepoint), never waits for it.
-    if (this.insideSqliteTransaction.getStore()) return begin();
     const result = this.sqliteQueue.then(begin);
     this.sqliteQueue = result.catch(() => undefined);
     return result;

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { LogLevel } from '../../config/environment.js';
@@ -22,15 +21,14 @@ export function pinoOptions(level: LogLevel): NonNullable<Exclude<FastifyServerO
   };
 }
 
-/** The logger of the request being handled (Fastify's child logger, bound to its reqId). */
-const requestLogger = new AsyncLocalStorage<FastifyBaseLogger>();
-
 type PinoLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /**
  * Nest's LoggerService written through Fastify's pino instance, so Nest's lines have the same
- * format as Fastify's. A line logged while a request is handled goes through that request's child
- * logger and so carries its reqId; a message object that names its own reqId is written as is.
+ * format as Fastify's. A line about a request names it itself (a message object with `reqId`, as
+ * the error filter writes). There is deliberately no implicit request context: an
+ * AsyncLocalStorage makes Node 20 and 22 run promise hooks on every promise of the process,
+ * which cost ~20 µs per request, about a tenth of the notification list's throughput (bench).
  */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: FastifyBaseLogger) {}
@@ -68,17 +66,11 @@ export class PinoNestLogger implements LoggerService {
       fields = { msg: String(message) };
     }
     const { msg, ...rest } = fields;
-    const logger = 'reqId' in rest ? this.root : (requestLogger.getStore() ?? this.root);
-    logger[level]({ context, ...rest }, typeof msg === 'string' ? msg : undefined);
+    this.root[level]({ context, ...rest }, typeof msg === 'string' ? msg : undefined);
   }
 }
 
-/**
- * Nest's logger for an app on this Fastify instance. The hook runs once the body is parsed, just
- * before Nest's own handling (guards, pipes, controller, exception filter), which then all run in
- * the request's logging context.
- */
+/** Nest's logger for an app on this Fastify instance. */
 export function createNestLogger(fastify: FastifyInstance): PinoNestLogger {
-  fastify.addHook('preHandler', (request, _reply, done) => requestLogger.run(request.log, done));
   return new PinoNestLogger(fastify.log);
 }
