@@ -81,12 +81,15 @@ export class SqlRunner {
    */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
     if (this.dataSource.options.type === 'mysql') return this.mysqlTransaction(work, options.readCommitted ?? false);
+    // TypeORM opens and ends the transaction; the statements in it run on the same (only)
+    // connection through this runner's prepared statements (TypeORM's query() prepares each anew).
     const begin = () =>
-      this.dataSource.transaction((manager) => {
-        const runner = manager.queryRunner!;
+      this.dataSource.transaction(() => {
+        const database = sqliteDatabase(this.dataSource);
         return work({
-          select: (sql, parameters) => runner.query(sql, parameters),
-          execute: async (sql, parameters) => (await runner.query(sql, parameters, true)).affected ?? 0,
+          select: (sql, parameters) => settle(() => this.prepared(database, sql).all(...sqliteValues(parameters))),
+          execute: (sql, parameters) =>
+            settle(() => this.prepared(database, sql).run(...sqliteValues(parameters)).changes),
         });
       });
     const result = this.sqliteQueue.then(begin);
@@ -205,6 +208,21 @@ export function afterOneRow(insert: string): string {
   const match = /^INSERT INTO (\w+ \([\w, ]+\)) VALUES \(([?, ]+)\)$/.exec(insert);
   if (!match) throw new Error(`Not a single-row INSERT ... VALUES with placeholders: ${insert.slice(0, 80)}`);
   return `INSERT INTO ${match[1]} SELECT ${match[2]} FROM DUAL WHERE ROW_COUNT() = 1`;
+}
+
+/** A synchronous call's value or error as a promise (callers await every statement alike). */
+function settle<T>(call: () => unknown): Promise<T> {
+  try {
+    return Promise.resolve(call() as T);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function sqliteDatabase(dataSource: DataSource): SqliteDatabase {
+  const native = nativeConnection(dataSource);
+  if (native.kind !== 'sqlite') throw new Error('Not a SQLite connection.');
+  return native.database;
 }
 
 /** better-sqlite3 binds no booleans; TypeORM stores them as 0/1. */
