@@ -16,7 +16,13 @@ const COMMANDS: Record<number, string> = {
 export interface CapturedCommand {
   command: string;
   sql?: string;
+  /** Which client connection sent it (numbered in the order they connected). */
+  connection: number;
 }
+
+/** Statements only the dispatcher sends (src/notifications/delivery): not the write batch's INSERT INTO outbox_events. */
+const DELIVERY_STATEMENT =
+  /^\s*(SELECT [^;]*\bFROM outbox_events\b|UPDATE outbox_events\b|SELECT uploadedBy AS userId\b|INSERT INTO notifications\b)/i;
 
 /**
  * A loopback TCP proxy in front of MariaDB that counts the commands clients send (every client
@@ -28,10 +34,12 @@ export class QueryProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   captured: CapturedCommand[] = [];
+  private connections = 0;
 
   async start(targetHost: string, targetPort: number): Promise<number> {
     this.server = createServer((client) => {
       const upstream = createConnection({ host: targetHost, port: targetPort });
+      const connection = ++this.connections;
       this.sockets.add(client);
       this.sockets.add(upstream);
       let buffer: Buffer = Buffer.alloc(0);
@@ -46,7 +54,7 @@ export class QueryProxy {
             const code = buffer[4];
             const command = COMMANDS[code] ?? `0x${code.toString(16)}`;
             const sql = code === 0x03 ? buffer.toString('utf8', 5, 4 + Math.min(length, 4000)) : undefined;
-            this.captured.push({ command, sql });
+            this.captured.push({ command, sql, connection });
           }
           buffer = buffer.subarray(4 + length);
         }
@@ -76,6 +84,29 @@ export class QueryProxy {
   /** Statements only (QUERY / STMT_EXECUTE), pings and connection housekeeping excluded. */
   statements(): CapturedCommand[] {
     return this.captured.filter((c) => c.command === 'QUERY' || c.command === 'STMT_EXECUTE');
+  }
+
+  /**
+   * The notification dispatcher's statements (the service delivers in the background what a
+   * request's outbox row announces): its polls, claims and fan-out, and the START TRANSACTION ...
+   * COMMIT around them on their connection. Counted apart from the request's own statements; a
+   * server that is not being counted may also poll in the window.
+   */
+  static isDeliveryWork(statements: CapturedCommand[]): boolean[] {
+    const delivery = statements.map(({ sql = '' }) => DELIVERY_STATEMENT.test(sql));
+    const open = new Map<number, number[]>();
+    statements.forEach(({ sql = '', connection }, index) => {
+      if (/^\s*START TRANSACTION\s*$/i.test(sql)) open.set(connection, [index]);
+      else if (open.has(connection)) {
+        const span = open.get(connection)!;
+        span.push(index);
+        if (/^\s*(COMMIT|ROLLBACK)\s*$/i.test(sql)) {
+          open.delete(connection);
+          if (span.some((i) => delivery[i])) for (const i of span) delivery[i] = true;
+        }
+      }
+    });
+    return delivery;
   }
 
   async stop(): Promise<void> {

@@ -396,8 +396,11 @@ async function countQueries(
           proxy.reset();
           await send(i);
           await sleep(5);
-          const captured = proxy.statements();
+          const all = proxy.statements();
+          const delivery = QueryProxy.isDeliveryWork(all);
+          const captured = all.filter((_, index) => !delivery[index]);
           (server === pair.service ? count.service : count.baseline).push(captured.length);
+          if (server === pair.service) (count.serviceDelivery ??= []).push(all.length - captured.length);
           if (i === 4) {
             const sql = captured.map((c) => c.sql ?? c.command);
             if (server === pair.service) count.serviceSql = sql;
@@ -406,7 +409,9 @@ async function countQueries(
         }
       }
       counts.push(count);
-      log(`  queries/request ${kind}: service ${count.service.join(',')}  baseline ${count.baseline.join(',')}`);
+      log(
+        `  queries/request ${kind}: service ${count.service.join(',')} (dispatcher ${count.serviceDelivery?.join(',')})  baseline ${count.baseline.join(',')}`,
+      );
       const isList = kind.startsWith('list');
       count.serviceSql.forEach((sql, index) => {
         // The list's statements: the session check folded into the total, then the page.
