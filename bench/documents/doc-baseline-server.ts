@@ -27,7 +27,7 @@ import {
   type DocumentSort,
   type DocumentVisibility,
 } from '../../src/documents/documents.sql.js';
-import { AUTH_CONTEXT_SQL } from '../../src/users/users.sql.js';
+import { AUTH_CONTEXT_SQL, callerFromRows } from '../../src/users/users.sql.js';
 import { openSqlite, type SqliteDatabase } from '../sqlite.js';
 
 const env = process.env;
@@ -117,20 +117,11 @@ async function authenticate(request: FastifyRequest): Promise<Principal> {
   } catch {
     throw new HttpError(401, 'unauthorized', 'The token is not valid.');
   }
-  const rows = await db.all<{
-    id: string;
-    isActive: number | boolean;
-    tokenVersion: number;
-    rolePermissions: string | null;
-  }>(AUTH_CONTEXT_SQL, [claims.sub]);
-  const user = rows[0];
+  const user = callerFromRows(await db.all<Record<string, unknown>>(AUTH_CONTEXT_SQL, [claims.sub]));
   if (!user || !user.isActive || user.tokenVersion !== claims.ver) {
     throw new HttpError(401, 'unauthorized', 'The token is no longer valid.');
   }
-  return {
-    id: user.id,
-    permissions: rows.map((row) => JSON.parse(row.rolePermissions ?? '{}') as Record<string, string[]>),
-  };
+  return { id: user.id, permissions: user.roles.map((role) => role.permissions) };
 }
 
 const holds = (user: Principal, resource: string, action: string) =>

@@ -6,7 +6,7 @@ import { ApiError } from '../common/errors/error-codes.js';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
 import { UsersService } from '../users/users.service.js';
 import { hasPermission, type AuthenticatedUser } from './authenticated-user.js';
-import type { TokenSession } from './token-session.js';
+import { sessionUser, type TokenSession } from './token-session.js';
 
 interface AuthRequest {
   user?: AuthenticatedUser;
@@ -45,7 +45,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     // Passport put the verified token where the user goes (JwtStrategy.validate).
     const session = request.user as unknown as TokenSession;
     request.user = undefined;
-    if (access.kind === 'session-in-query') {
+    if (access.kind === 'session-in-query' || (access.kind === 'policy' && access.sessionCheckedByQuery)) {
       request.tokenSession = session;
       return true;
     }
@@ -60,14 +60,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   }
 
   private async authenticate(session: TokenSession): Promise<AuthenticatedUser> {
-    const user = await this.users.findAuthContext(session.userId);
-    if (!user || !user.isActive) {
-      throw new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
-    }
-    if (user.tokenVersion !== session.tokenVersion) {
-      throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
-    }
-    return { id: user.id, username: user.username, roles: user.roles };
+    return sessionUser(session, await this.users.findAuthContext(session.userId));
   }
 
   override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {

@@ -1,8 +1,26 @@
+import { ApiError } from '../common/errors/error-codes.js';
+import type { AuthContext } from '../users/users.sql.js';
+import type { AuthenticatedUser } from './authenticated-user.js';
+
 /**
- * What a verified token says on a `@SessionCheckedByQuery()` route: whose it is and the token
- * version it was issued with. The route's own statement checks both against the user row.
+ * What a verified token says on a route whose own statement checks the session: whose it is and
+ * the token version it was issued with. The route's statement checks both against the user row.
  */
 export interface TokenSession {
   userId: string;
   tokenVersion: number;
+}
+
+/**
+ * The caller, if the session is live: the token's user exists, is active and still has the
+ * token's version (logout, a password change or an administrator bumps it). Otherwise 401.
+ */
+export function sessionUser(session: TokenSession, caller: AuthContext | null): AuthenticatedUser {
+  if (!caller || !caller.isActive) {
+    throw new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
+  }
+  if (caller.tokenVersion !== session.tokenVersion) {
+    throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
+  }
+  return { id: caller.id, username: caller.username, roles: caller.roles };
 }

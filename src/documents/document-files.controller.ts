@@ -15,7 +15,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { CurrentSession, CurrentUser } from '../auth/current-user.decorator.js';
+import type { TokenSession } from '../auth/token-session.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ApiError, type ErrorCode } from '../common/errors/error-codes.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
@@ -143,6 +144,7 @@ export class DocumentFilesController {
   }
 
   @Get(':documentId')
+  @UsesPolicy('document', { sessionCheckedByQuery: true })
   @ApiOperation({
     summary: 'Read a document',
     description:
@@ -157,10 +159,10 @@ export class DocumentFilesController {
   @ApiCommonErrors()
   async get(
     @Param('documentId', uuidParam('documentId')) documentId: string,
-    @CurrentUser() user: AuthenticatedUser,
+    @CurrentSession() session: TokenSession,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DocumentResponseDto> {
-    const document = await this.files.get(documentId, user);
+    const document = await this.files.get(documentId, session);
     void reply.header('etag', etagOf(document));
     return { document: DocumentDto.from(document) };
   }

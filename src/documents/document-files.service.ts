@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type ArgumentMetadata } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { sessionUser, type TokenSession } from '../auth/token-session.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { MAX_BODY_DEPTH } from '../common/http/request-guards.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
@@ -126,7 +127,14 @@ export class DocumentFilesService {
   }
 
   /** The document, for a reader; else 404. */
-  async get(documentId: string, user: AuthenticatedUser): Promise<Document> {
+  /** The document if the caller may read it; the same statement checks the caller's session. */
+  async get(documentId: string, session: TokenSession): Promise<Document> {
+    const { caller, found } = await this.documents.findWithCaller(documentId, session.userId);
+    return this.readable(documentId, found, sessionUser(session, caller));
+  }
+
+  /** The document if this (already authenticated) user may read it. */
+  private async readableById(documentId: string, user: AuthenticatedUser): Promise<Document> {
     return this.readable(documentId, await this.documents.findById(documentId, user.id), user);
   }
 
@@ -211,7 +219,7 @@ export class DocumentFilesService {
     page: number,
     limit: number,
   ): Promise<{ versions: DocumentVersion[]; total: number }> {
-    await this.get(documentId, user);
+    await this.readableById(documentId, user);
     return this.files.list(documentId, (page - 1) * limit, limit);
   }
 
@@ -220,7 +228,7 @@ export class DocumentFilesService {
    * 404 version_not_found for an unknown version and for one without stored bytes.
    */
   async contentVersion(documentId: string, user: AuthenticatedUser, version?: number): Promise<ContentVersion> {
-    const document = await this.get(documentId, user);
+    const document = await this.readableById(documentId, user);
     const number = version ?? document.currentVersion;
     const found = await this.files.findVersion(documentId, number);
     if (!found) throw new ApiError('version_not_found', `Document ${documentId} has no version ${number}.`);

@@ -17,7 +17,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { CurrentSession, CurrentUser } from '../auth/current-user.decorator.js';
+import type { TokenSession } from '../auth/token-session.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
@@ -193,6 +194,7 @@ export class DocumentsController {
   }
 
   @Put(':documentId')
+  @UsesPolicy('document', { sessionCheckedByQuery: true })
   @ApiOperation({
     summary: 'Update the metadata of a document',
     description:
@@ -240,11 +242,11 @@ export class DocumentsController {
   async update(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: UpdateDocumentDto,
-    @CurrentUser() user: AuthenticatedUser,
+    @CurrentSession() session: TokenSession,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DocumentResponseDto> {
-    const document = await this.documents.update(documentId, body, user, ifMatch);
+    const document = await this.documents.update(documentId, body, session, ifMatch);
     void reply.header('etag', etagOf(document));
     return { document: DocumentDto.from(document) };
   }

@@ -6,6 +6,7 @@ import { databasesUnderTest } from '../../test/support/databases.js';
 import { openMigratedDataSource, type MigratedDataSource } from '../../test/support/migrated-data-source.js';
 import { identityKey } from '../common/text/identity-key.js';
 import { SqlRunner } from '../database/sql-runner.js';
+import { Role } from '../users/entities/role.entity.js';
 import { User } from '../users/entities/user.entity.js';
 import { DocumentsRepository, type DocumentWrite } from './documents.repository.js';
 import {
@@ -227,6 +228,46 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
       await expect(repository.findById(document.id, randomUUID())).resolves.toEqual({ document, projectRole: null });
     } finally {
       await members.delete({ projectId: document.projectId });
+    }
+  });
+
+  it("reads the document with the caller's session and roles in one statement", async () => {
+    const roles = (await dataSource.getRepository(Role).find()).slice(0, 2);
+    expect(roles).toHaveLength(2);
+    const assignments = dataSource.createQueryBuilder().relation(User, 'roles').of(editor);
+    await assignments.add(roles.map((role) => role.id));
+    await dataSource.getRepository(User).update(editor, { tokenVersion: 4 });
+    const documents = dataSource.getRepository(Document);
+    try {
+      const caller = {
+        id: editor,
+        username: 'editor',
+        isActive: true,
+        tokenVersion: 4,
+        roles: expect.arrayContaining(roles.map((role) => ({ name: role.name, permissions: role.permissions }))),
+      };
+      const read = await repository.findWithCaller(document.id, editor);
+      expect(read).toEqual({ caller, found: await repository.findById(document.id, editor) });
+      expect(read.found?.document).toEqual(document);
+      expect(read.caller?.roles).toHaveLength(2);
+      // No such document: the caller all the same. No such caller: nothing.
+      await expect(repository.findWithCaller(randomUUID(), editor)).resolves.toEqual({ caller, found: null });
+      await expect(repository.findWithCaller(document.id, randomUUID())).resolves.toEqual({
+        caller: null,
+        found: null,
+      });
+      // A user without roles; a deactivated one; a document in the trash is not found.
+      await dataSource.getRepository(User).update(uploader, { isActive: false });
+      await documents.update(document.id, { deletedAt: new Date(), deletedBy: uploader });
+      await expect(repository.findWithCaller(document.id, uploader)).resolves.toEqual({
+        caller: { id: uploader, username: 'uploader', isActive: false, tokenVersion: 0, roles: [] },
+        found: null,
+      });
+    } finally {
+      await documents.update(document.id, { deletedAt: null, deletedBy: null });
+      await dataSource.getRepository(User).update(uploader, { isActive: true });
+      await dataSource.getRepository(User).update(editor, { tokenVersion: 0 });
+      await assignments.remove(roles.map((role) => role.id));
     }
   });
 

@@ -5,10 +5,12 @@ import { EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner
 import type { DomainEvent } from '../events/domain-event.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
+import { callerFromRows, type AuthContext } from '../users/users.sql.js';
 import {
   DOCUMENT_HISTORY_COLUMNS,
   DOCUMENT_HISTORY_INSERT_SQL,
   documentByIdSql,
+  documentWithCallerSql,
   documentCountStatement,
   documentPageStatement,
   documentUpdateSql,
@@ -59,6 +61,8 @@ export interface DocumentWrite {
  * entity hydration cost more CPU there than the database work itself. The history list is not,
  * and uses TypeORM's repository.
  */
+const DOCUMENT_WITH_CALLER_SQL = documentWithCallerSql();
+
 @Injectable()
 export class DocumentsRepository {
   private readonly documents: EntityRows<Document>;
@@ -214,6 +218,19 @@ export class DocumentsRepository {
   async findById(id: string, viewerId: string): Promise<DocumentWithAccess | null> {
     const [row] = await this.sql.select<Record<string, unknown>>(documentByIdSql(), [viewerId, id]);
     return row ? this.withAccess(row) : null;
+  }
+
+  /**
+   * The document as findById answers it and the caller's session and roles, in one statement (the
+   * session check of a `sessionCheckedByQuery` route rides on the read it makes anyway).
+   */
+  async findWithCaller(
+    id: string,
+    callerId: string,
+  ): Promise<{ caller: AuthContext | null; found: DocumentWithAccess | null }> {
+    const rows = await this.sql.select<Record<string, unknown>>(DOCUMENT_WITH_CALLER_SQL, [id, callerId]);
+    const [first] = rows;
+    return { caller: callerFromRows(rows), found: first && first.id !== null ? this.withAccess(first) : null };
   }
 
   /**

@@ -1,6 +1,8 @@
 import { Test } from '@nestjs/testing';
 import { beforeEach, describe, expect, it, vi, type Mocked } from 'vitest';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { TokenSession } from '../auth/token-session.js';
+import type { AuthContext } from '../users/users.sql.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentsRepository, type DocumentWithAccess, type DocumentWrite } from './documents.repository.js';
@@ -51,9 +53,20 @@ function makeDocument(overrides: Partial<Document> = {}): Document {
   });
 }
 
+/** The token of a user's current session. */
+const session = (user: AuthenticatedUser): TokenSession => ({ userId: user.id, tokenVersion: 0 });
+
+/** What the caller's rows say: these users are active at token version 0; anyone else does not exist. */
+function callerOf(userId: string): AuthContext | null {
+  const user = [owner, stranger, admin].find((candidate) => candidate.id === userId);
+  return user ? { ...user, isActive: true, tokenVersion: 0 } : null;
+}
+
 describe('DocumentsService', () => {
   let service: DocumentsService;
-  let repository: Mocked<Pick<DocumentsRepository, 'findById' | 'writeIfUnchanged' | 'updateLocked' | 'history'>>;
+  let repository: Mocked<
+    Pick<DocumentsRepository, 'findById' | 'findWithCaller' | 'writeIfUnchanged' | 'updateLocked' | 'history'>
+  >;
   /** What the locked read inside updateLocked finds. */
   let lockedDocument: Document | null;
   /** The caller's project role the repository reports. */
@@ -67,6 +80,11 @@ describe('DocumentsService', () => {
     lockedWrites = [];
     repository = {
       findById: vi.fn(async () => access(makeDocument(), role)),
+      // The caller's session and roles come with the first read; the document as findById says.
+      findWithCaller: vi.fn(async (id: string, callerId: string) => ({
+        caller: callerOf(callerId),
+        found: await repository.findById(id, callerId),
+      })),
       writeIfUnchanged: vi.fn(async () => true),
       updateLocked: vi.fn(async (_id, _viewerId, decide) => {
         const { result, write } = decide(lockedDocument && access(lockedDocument, role));
@@ -97,7 +115,7 @@ describe('DocumentsService', () => {
   });
 
   it('changes only the given fields, moves updatedAt and rowVersion forward and records the change', async () => {
-    const updated = await service.update(DOCUMENT_ID, { title: 'New title' }, owner);
+    const updated = await service.update(DOCUMENT_ID, { title: 'New title' }, session(owner));
     expect(updated).toBeInstanceOf(Document);
     expect(updated).toEqual(
       makeDocument({ title: 'New title', rowVersion: 4, updatedAt: expect.any(Date) as unknown as Date }),
@@ -121,7 +139,7 @@ describe('DocumentsService', () => {
     const updated = await service.update(
       DOCUMENT_ID,
       { description: 'New', tags: ['b', 'a', 'b'], metadata: { x: [1] } },
-      owner,
+      session(owner),
     );
     expect(updated).toMatchObject({ description: 'New', tags: ['b', 'a'], metadata: { x: [1] }, rowVersion: 4 });
     expect(writes()[0].values).toEqual({ description: 'New', tags: ['b', 'a'], metadata: { x: [1] } });
@@ -136,29 +154,31 @@ describe('DocumentsService', () => {
     repository.findById.mockResolvedValueOnce(
       access(makeDocument({ updatedAt: new Date('2999-01-01T00:00:00.000Z') })),
     );
-    const updated = await service.update(DOCUMENT_ID, { title: 'x' }, owner);
+    const updated = await service.update(DOCUMENT_ID, { title: 'x' }, session(owner));
     expect(updated.updatedAt.toISOString()).toBe('2999-01-01T00:00:00.001Z');
   });
 
   it('treats an empty or identical update as no change and writes nothing', async () => {
-    await expect(service.update(DOCUMENT_ID, {}, owner)).resolves.toEqual(makeDocument());
-    await expect(service.update(DOCUMENT_ID, { title: 'Old title', tags: ['a', 'a'] }, owner)).resolves.toEqual(
-      makeDocument(),
-    );
+    await expect(service.update(DOCUMENT_ID, {}, session(owner))).resolves.toEqual(makeDocument());
+    await expect(
+      service.update(DOCUMENT_ID, { title: 'Old title', tags: ['a', 'a'] }, session(owner)),
+    ).resolves.toEqual(makeDocument());
     expect(repository.writeIfUnchanged).not.toHaveBeenCalled();
     expect(repository.updateLocked).not.toHaveBeenCalled();
   });
 
   it('lets the uploader and a documents:update role change it; another member may read but not change', async () => {
-    await expect(service.update(DOCUMENT_ID, { title: 'x' }, admin)).resolves.toMatchObject({ title: 'x' });
-    await expect(service.update(DOCUMENT_ID, { title: 'y' }, stranger)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(service.update(DOCUMENT_ID, { title: 'x' }, session(admin))).resolves.toMatchObject({ title: 'x' });
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, session(stranger))).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     await expect(service.history(DOCUMENT_ID, stranger)).resolves.toEqual([]);
     expect(writes()).toHaveLength(1);
   });
 
   it('hides the document (404) from a user who may not read it', async () => {
     role = null;
-    await expect(service.update(DOCUMENT_ID, { title: 'y' }, stranger)).rejects.toMatchObject({
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, session(stranger))).rejects.toMatchObject({
       code: 'document_not_found',
     });
     await expect(service.history(DOCUMENT_ID, stranger)).rejects.toMatchObject({ code: 'document_not_found' });
@@ -167,21 +187,45 @@ describe('DocumentsService', () => {
 
   it('lets a project manager change any document of the project, and not an uploader who left it', async () => {
     role = 'manager';
-    await expect(service.update(DOCUMENT_ID, { title: 'm' }, stranger)).resolves.toMatchObject({ title: 'm' });
+    await expect(service.update(DOCUMENT_ID, { title: 'm' }, session(stranger))).resolves.toMatchObject({ title: 'm' });
     role = 'viewer';
-    await expect(service.update(DOCUMENT_ID, { title: 'v' }, owner)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(service.update(DOCUMENT_ID, { title: 'v' }, session(owner))).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+  });
+
+  it('checks the session in the read: a revoked token, an inactive or unknown user is 401 and nothing is written', async () => {
+    const revoked = { ...session(owner), tokenVersion: 1 };
+    await expect(service.update(DOCUMENT_ID, { title: 'x' }, revoked)).rejects.toMatchObject({
+      code: 'unauthorized',
+      details: expect.stringMatching(/revoked/) as unknown as string,
+    });
+    repository.findWithCaller.mockResolvedValueOnce({
+      caller: { ...callerOf(owner.id)!, isActive: false },
+      found: null,
+    });
+    await expect(service.update(DOCUMENT_ID, { title: 'x' }, session(owner))).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
+    // Unknown user and unknown document: 401, not 404 (the session is checked first).
+    repository.findWithCaller.mockResolvedValueOnce({ caller: null, found: null });
+    await expect(service.update(DOCUMENT_ID, { title: 'x' }, session(owner))).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
+    expect(repository.writeIfUnchanged).not.toHaveBeenCalled();
+    expect(repository.updateLocked).not.toHaveBeenCalled();
   });
 
   it('answers 404 for an unknown document', async () => {
     repository.findById.mockResolvedValueOnce(null);
-    const error = await service.update(DOCUMENT_ID, { title: 'x' }, owner).catch((e: unknown) => e);
+    const error = await service.update(DOCUMENT_ID, { title: 'x' }, session(owner)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'document_not_found' });
     expect(repository.writeIfUnchanged).not.toHaveBeenCalled();
   });
 
   it('rejects a stale If-Match without writing, with the current ETag', async () => {
-    await expect(service.update(DOCUMENT_ID, { title: 'x' }, owner, '"v2"')).rejects.toMatchObject({
+    await expect(service.update(DOCUMENT_ID, { title: 'x' }, session(owner), '"v2"')).rejects.toMatchObject({
       code: 'precondition_failed',
       headers: { etag: '"v3"' },
     });
@@ -193,7 +237,7 @@ describe('DocumentsService', () => {
     repository.findById
       .mockResolvedValueOnce(access(makeDocument()))
       .mockResolvedValueOnce(access(makeDocument({ rowVersion: 4 })));
-    await expect(service.update(DOCUMENT_ID, { title: 'x' }, owner, '"v3"')).rejects.toMatchObject({
+    await expect(service.update(DOCUMENT_ID, { title: 'x' }, session(owner), '"v3"')).rejects.toMatchObject({
       code: 'precondition_failed',
       headers: { etag: '"v4"' },
     });
@@ -203,7 +247,7 @@ describe('DocumentsService', () => {
   it('without If-Match, a lost race is computed again on the locked document and written there', async () => {
     repository.writeIfUnchanged.mockResolvedValueOnce(false);
     lockedDocument = makeDocument({ rowVersion: 4, description: 'Changed by the winner' });
-    await expect(service.update(DOCUMENT_ID, { title: 'y' }, owner)).resolves.toMatchObject({
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, session(owner))).resolves.toMatchObject({
       title: 'y',
       description: 'Changed by the winner',
       rowVersion: 5,
@@ -216,7 +260,7 @@ describe('DocumentsService', () => {
   it('without If-Match, a lost race whose winner already made the change writes nothing more', async () => {
     repository.writeIfUnchanged.mockResolvedValueOnce(false);
     lockedDocument = makeDocument({ rowVersion: 4, title: 'y' });
-    await expect(service.update(DOCUMENT_ID, { title: 'y' }, owner)).resolves.toMatchObject({
+    await expect(service.update(DOCUMENT_ID, { title: 'y' }, session(owner))).resolves.toMatchObject({
       title: 'y',
       rowVersion: 4,
     });

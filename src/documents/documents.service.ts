@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { sessionUser, type TokenSession } from '../auth/token-session.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { storageConfig } from '../config/configuration.js';
 import type { DomainEvent, DomainEventType } from '../events/domain-event.js';
@@ -371,10 +372,13 @@ export class DocumentsService {
   async update(
     documentId: string,
     input: UpdateDocumentDto,
-    user: AuthenticatedUser,
+    session: TokenSession,
     ifMatch?: string,
   ): Promise<Document> {
-    const document = this.updatable(documentId, await this.documents.findById(documentId, user.id), user);
+    // One statement reads the document and checks the session (the route is sessionCheckedByQuery).
+    const { caller, found } = await this.documents.findWithCaller(documentId, session.userId);
+    const user = sessionUser(session, caller);
+    const document = this.updatable(documentId, found, user);
     if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) throw stale(document);
     refuseArchived(document);
     const write = this.plan(document, input, user);

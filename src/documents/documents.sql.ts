@@ -1,7 +1,9 @@
 // The document update's statements, owned by DocumentsRepository (the only caller in src/). Pure
-// text with no runtime imports, so the bench's baseline server and its EXPLAIN check run this one
-// copy without loading Nest or TypeORM. Identifiers are plain camelCase names (see the
-// InitialSchema migration): no quoting on either database.
+// text whose only import is the users' SQL text (the caller's columns), so the bench's baseline
+// server and its EXPLAIN check run this one copy without loading Nest or TypeORM. Identifiers are
+// plain camelCase names (see the InitialSchema migration): no quoting on either database.
+
+import { CALLER_COLUMNS, CALLER_FROM } from '../users/users.sql.js';
 
 /** Every column of `documents`, in entity order (checked against the entity in the repository spec). */
 export const DOCUMENT_COLUMNS = [
@@ -47,6 +49,21 @@ export function documentByIdSql(forUpdate = false): string {
     `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
     'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
     `WHERE d.id = ? AND d.deletedAt IS NULL${forUpdate ? ' FOR UPDATE' : ''}`
+  );
+}
+
+/**
+ * documentByIdSql's document led by the caller's session and roles (CALLER_COLUMNS), for routes
+ * that check the session in their own statement: one row per role of the caller, the document's
+ * columns NULL when there is no such live document, and no row when the caller does not exist.
+ * Parameters: document id, caller id.
+ */
+export function documentWithCallerSql(): string {
+  return (
+    `SELECT ${CALLER_COLUMNS}, ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, ` +
+    `pm.role AS callerProjectRole FROM ${CALLER_FROM} ` +
+    'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
+    'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id WHERE u.id = ?'
   );
 }
 

@@ -3,18 +3,11 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository, type EntityManager } from 'typeorm';
 import type { Permission } from '../common/authz/permission-catalogue.js';
 import { EntityRows, isUniqueViolation, SqlRunner } from '../database/sql-runner.js';
-import { Role, type RolePermissions } from './entities/role.entity.js';
+import { Role } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
-import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from './users.sql.js';
+import { AUTH_CONTEXT_SQL, callerFromRows, USER_FOR_LOGIN_SQL, type AuthContext } from './users.sql.js';
 
-/** What authorizing a request needs about its user. */
-export interface AuthContext {
-  id: string;
-  username: string;
-  isActive: boolean;
-  tokenVersion: number;
-  roles: { name: string; permissions: RolePermissions }[];
-}
+export type { AuthContext } from './users.sql.js';
 
 /** The account identifier a new user collides with. */
 export type IdentityField = 'username' | 'email';
@@ -82,21 +75,7 @@ export class UsersRepository {
   }
 
   async findAuthContext(id: string): Promise<AuthContext | null> {
-    const rows = await this.sql.select<Row>(AUTH_CONTEXT_SQL, [id]);
-    const [first] = rows;
-    if (!first) return null;
-    return {
-      id: this.userRows.fromColumn('id', first.id),
-      username: this.userRows.fromColumn('username', first.username),
-      isActive: this.userRows.fromColumn('isActive', first.isActive),
-      tokenVersion: this.userRows.fromColumn('tokenVersion', first.tokenVersion),
-      roles: rows
-        .filter((row) => row.roleId !== null)
-        .map((row) => ({
-          name: this.roleRows.fromColumn('name', row.roleName),
-          permissions: this.roleRows.fromColumn('permissions', row.rolePermissions),
-        })),
-    };
+    return callerFromRows(await this.sql.select<Row>(AUTH_CONTEXT_SQL, [id]));
   }
 
   /** The user named exactly `username`, without roles. */

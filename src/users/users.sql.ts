@@ -2,6 +2,8 @@
 // (the only caller in src/). Pure text with no runtime imports, so the bench's baseline server and
 // its EXPLAIN check run this one copy without loading Nest or TypeORM.
 
+import type { RolePermissions } from './entities/role.entity.js';
+
 /** The users columns login reads: all but the identity keys, which only account creation needs. */
 export const USER_LOGIN_COLUMNS = [
   'id',
@@ -27,8 +29,48 @@ const WITH_ROLES =
  */
 export const USER_FOR_LOGIN_SQL = `SELECT ${USER_LOGIN_COLUMNS.map((column) => `u.${column}`).join(', ')}, ${WITH_ROLES} WHERE u.username = ?`;
 
+/**
+ * The caller's authorization columns and role rows, for a route that reads them in the same
+ * statement as its object instead of a separate lookup: select CALLER_COLUMNS, join the route's
+ * tables onto CALLER_FROM (LEFT JOIN, so the caller's row comes back whether or not the object
+ * exists) and end with `WHERE u.id = ?`. One row per role; callerRows() reads them.
+ */
+export const CALLER_COLUMNS =
+  'u.id AS callerId, u.username AS callerUsername, u.isActive AS callerIsActive, ' +
+  'u.tokenVersion AS callerTokenVersion, r.id AS roleId, r.name AS roleName, r.permissions AS rolePermissions';
+export const CALLER_FROM = 'users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId';
+
+/** What authorizing a request needs about its user. */
+export interface AuthContext {
+  id: string;
+  username: string;
+  isActive: boolean;
+  tokenVersion: number;
+  roles: { name: string; permissions: RolePermissions }[];
+}
+
+/** The caller read by CALLER_COLUMNS (no rows: the user does not exist). */
+export function callerFromRows(rows: Record<string, unknown>[]): AuthContext | null {
+  const [first] = rows;
+  if (!first) return null;
+  return {
+    id: String(first.callerId),
+    username: String(first.callerUsername),
+    // BOOLEAN is TINYINT(1) on MariaDB and INTEGER on SQLite: 1 or 0 either way.
+    isActive: Number(first.callerIsActive) === 1,
+    tokenVersion: Number(first.callerTokenVersion),
+    roles: rows
+      .filter((row) => row.roleId !== null)
+      .map((row) => ({
+        name: String(row.roleName),
+        // simple-json: the permissions' JSON text on both databases.
+        permissions: JSON.parse(String(row.rolePermissions)) as RolePermissions,
+      })),
+  };
+}
+
 /** For every authenticated request, by id: what authorization needs (active flag, token version, role permissions). */
-export const AUTH_CONTEXT_SQL = `SELECT u.id, u.username, u.isActive, u.tokenVersion, ${WITH_ROLES} WHERE u.id = ?`;
+export const AUTH_CONTEXT_SQL = `SELECT ${CALLER_COLUMNS} FROM ${CALLER_FROM} WHERE u.id = ?`;
 
 /**
  * A scalar subquery's value, read only while the session is live: one row when the user exists, is

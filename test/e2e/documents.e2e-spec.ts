@@ -442,6 +442,30 @@ describe.each(databasesUnderTest())('PUT /api/documents/{documentId} on %s', (ki
       }
       expect((await put(id, tokens.bob, {})).status).toBe(200);
     });
+
+    it('answers 401 to a revoked token before anything else (the read that finds the document checks it), and changes nothing', async () => {
+      const id = docs.alice[2];
+      const revoked = await t.login('alice');
+      const logout = await api().post('/api/auth/logout').set('authorization', `Bearer ${revoked}`);
+      expect(logout.status).toBe(204);
+      tokens.alice = await t.login('alice');
+      const before = await snapshot(id);
+      const read = (documentId: string) =>
+        api().get(`/api/documents/${documentId}`).set('Authorization', `Bearer ${revoked}`);
+      for (const response of [
+        await put(id, revoked, { title: 'After logout' }),
+        await put(id, revoked, {}),
+        await put(randomUUID(), revoked, { title: 'No such document' }),
+        await read(id),
+        await read(randomUUID()),
+      ]) {
+        expectError(response, 401, 'unauthorized');
+        expect(response.body.details).toMatch(/revoked/);
+      }
+      expect(await snapshot(id)).toEqual(before);
+      expect((await put(id, tokens.alice, { title: 'After logging in again' })).status).toBe(200);
+      expect((await api().get(`/api/documents/${id}`).set('Authorization', `Bearer ${tokens.alice}`)).status).toBe(200);
+    });
   });
 
   describe('path parameter', () => {

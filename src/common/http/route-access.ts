@@ -12,6 +12,9 @@ import type { Permission } from '../authz/permission-catalogue.js';
  * - `@RequirePermission('users:manage')`: a role of the caller grants that catalogue permission;
  * - `@UsesPolicy('document')`: any user with a valid token reaches the handler, and the named
  *   policy decides per object in the service (e.g. project membership), answering 404/403.
+ *   `@UsesPolicy('document', { sessionCheckedByQuery: true })`: the same, but as with
+ *   `@SessionCheckedByQuery()` the handler gets a `TokenSession`, and the statement that reads the
+ *   object also reads the caller (CALLER_COLUMNS: session and roles) and checks the session.
  * The global guard refuses a route that declares none (fail closed), and a test enumerates every
  * registered route to keep it that way.
  */
@@ -20,7 +23,7 @@ export type RouteAccess =
   | { kind: 'authenticated' }
   | { kind: 'session-in-query' }
   | { kind: 'permission'; permission: Permission }
-  | { kind: 'policy'; policy: string };
+  | { kind: 'policy'; policy: string; sessionCheckedByQuery?: true };
 
 export const ROUTE_ACCESS = 'routeAccess';
 
@@ -30,5 +33,5 @@ export const SessionCheckedByQuery = () =>
   SetMetadata(ROUTE_ACCESS, { kind: 'session-in-query' } satisfies RouteAccess);
 export const RequirePermission = (permission: Permission) =>
   SetMetadata(ROUTE_ACCESS, { kind: 'permission', permission } satisfies RouteAccess);
-export const UsesPolicy = (policy: string) =>
-  SetMetadata(ROUTE_ACCESS, { kind: 'policy', policy } satisfies RouteAccess);
+export const UsesPolicy = (policy: string, options: { sessionCheckedByQuery?: true } = {}) =>
+  SetMetadata(ROUTE_ACCESS, { kind: 'policy', policy, ...options } satisfies RouteAccess);
