@@ -93,7 +93,8 @@ export class QueryProxy {
    * server that is not being counted may also poll in the window.
    */
   static isDeliveryWork(statements: CapturedCommand[]): boolean[] {
-    const delivery = statements.map(({ sql = '' }) => DELIVERY_STATEMENT.test(sql));
+    // A batch (START TRANSACTION; ...; COMMIT in one packet) is the dispatcher's if one of its statements is.
+    const delivery = statements.map(({ sql = '' }) => sql.split(';\n').some((part) => DELIVERY_STATEMENT.test(part)));
     const open = new Map<number, number[]>();
     statements.forEach(({ sql = '', connection }, index) => {
       if (/^\s*START TRANSACTION\s*$/i.test(sql)) open.set(connection, [index]);

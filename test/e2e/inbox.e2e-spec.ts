@@ -124,6 +124,19 @@ describe.each(databasesUnderTest())('notification inbox on %s', (kind) => {
       expect(added[0].message).toContain('as viewer');
     });
 
+    it('marks an event nobody is to hear of dispatched, with no notification (the actor is its only participant)', async () => {
+      const alices = t.seed.documents.filter((candidate) => candidate.uploadedBy === t.user('alice').id).at(-1)!;
+      const before = await notificationsOfEvents(t.dataSource, 'document.version_added');
+      await recordEvent(t, { type: 'document.version_added', actorId: t.user('alice').id, documentId: alices.id });
+      await waitFor(async () => (await undispatchedEvents(t.dataSource)) === 0, 'dispatch');
+      expect(await notificationsOfEvents(t.dataSource, 'document.version_added')).toEqual(before);
+      const [event] = await t.dataSource.query<{ dispatchedAt: unknown }[]>(
+        "SELECT dispatchedAt FROM outbox_events WHERE type = 'document.version_added' AND documentId = ?",
+        [alices.id],
+      );
+      expect(event.dispatchedAt).not.toBeNull();
+    });
+
     it('makes no notification a recipient turned off', async () => {
       const put = await call('bob', 'PUT', '/api/notifications/preferences', {
         preferences: { 'document.restored': { in_app: false, email: false } },
@@ -164,18 +177,23 @@ describe.each(databasesUnderTest())('notification inbox on %s', (kind) => {
       // This instance's own loop is stopped so that the batch below is the one that fails.
       await dispatcher.onModuleDestroy();
       try {
-        await recordEvent(t, {
-          type: 'document.created',
-          actorId: t.user('admin').id,
-          projectId: project.id,
-          documentId: document.id,
-        });
+        // Events are dispatched oldest first; two recorded within one millisecond would tie.
+        const first = new Date();
+        await recordEvent(
+          t,
+          { type: 'document.created', actorId: t.user('admin').id, projectId: project.id, documentId: document.id },
+          first,
+        );
         // erin changed bob's document in the test above: she is a participant, and her insert fails.
-        await recordEvent(t, {
-          type: 'document.deleted',
-          actorId: t.user('admin').id,
-          documentId: t.seed.documents.find((d) => d.uploadedBy === t.user('bob').id)!.id,
-        });
+        await recordEvent(
+          t,
+          {
+            type: 'document.deleted',
+            actorId: t.user('admin').id,
+            documentId: t.seed.documents.find((d) => d.uploadedBy === t.user('bob').id)!.id,
+          },
+          new Date(first.getTime() + 1),
+        );
         await expect(dispatcher.dispatchBatch()).rejects.toThrow(/fault|user-defined exception/i);
         // The first event of the batch committed; the failed one left neither a claim nor a notification.
         expect(await undispatchedEvents(t.dataSource)).toBe(1);

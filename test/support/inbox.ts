@@ -30,12 +30,13 @@ export async function waitFor<T>(
 export async function recordEvent(
   t: TestApp,
   event: Partial<DomainEvent> & Pick<DomainEvent, 'type' | 'actorId'>,
+  at?: Date,
 ): Promise<void> {
   const outbox = t.app.get(OutboxRepository);
   await t.app
     .get(SqlRunner)
     .transaction((tx) =>
-      outbox.append(tx, { projectId: null, documentId: null, subjectUserId: null, payload: {}, ...event }),
+      outbox.append(tx, { projectId: null, documentId: null, subjectUserId: null, payload: {}, ...event }, at),
     );
 }
 

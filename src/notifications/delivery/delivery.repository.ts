@@ -61,6 +61,18 @@ export class DeliveryRepository {
     return changed === 1;
   }
 
+  /**
+   * Marks an event with nothing to insert (no recipient) dispatched: the conditional UPDATE alone,
+   * atomic on its own, so no transaction, lock or SELECT (on SQLite one synchronous statement).
+   * Answers whether this call marked it.
+   */
+  markDispatched(id: string, now: Date): Promise<boolean> {
+    return this.sql.writeIfChanged([
+      'UPDATE outbox_events SET dispatchedAt = ? WHERE id = ? AND dispatchedAt IS NULL',
+      [this.events.toColumn('dispatchedAt', now), id],
+    ]);
+  }
+
   /** Active users among `ids`, as channels need them. */
   async activeUsers(ids: string[]): Promise<Recipient[]> {
     const found: Recipient[] = [];

@@ -64,13 +64,19 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   /**
    * One batch; answers whether a full batch was found (more may be waiting). Each event is claimed
    * and its notifications inserted in one transaction of its own, after its recipients and texts
-   * were read outside it: the transaction holds its locks only for the writes.
+   * were read outside it: the transaction holds its locks only for the writes. An event without
+   * recipients is only marked dispatched (whoever marks it first; the other instance skips it).
    */
   async dispatchBatch(): Promise<boolean> {
     const events = await this.delivery.pendingEvents(BATCH_SIZE);
     for (const event of events) {
       const now = new Date();
       const rows = await this.notificationsFor(event, now);
+      if (rows.length === 0) {
+        // Nobody to tell (e.g. the only participant made the change): one statement, no transaction.
+        await this.delivery.markDispatched(event.id, now);
+        continue;
+      }
       const stored = await this.delivery.sql.transaction(async (tx) => {
         if (!(await this.delivery.claimEvent(tx, event.id, now))) return [];
         const inserted = await this.delivery.insertNotifications(tx, rows);
