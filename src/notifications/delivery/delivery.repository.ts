@@ -62,15 +62,21 @@ export class DeliveryRepository {
   }
 
   /**
-   * Marks an event with nothing to insert (no recipient) dispatched: the conditional UPDATE alone,
-   * atomic on its own, so no transaction, lock or SELECT (on SQLite one synchronous statement).
-   * Answers whether this call marked it.
+   * Marks events with nothing to insert (no recipient) dispatched: one conditional UPDATE for all
+   * of them, atomic on its own (no lock or SELECT first): an event another instance marked or
+   * claimed meanwhile is left as it is. One commit per batch instead of one per event.
    */
-  markDispatched(id: string, now: Date): Promise<boolean> {
-    return this.sql.writeIfChanged([
-      'UPDATE outbox_events SET dispatchedAt = ? WHERE id = ? AND dispatchedAt IS NULL',
-      [this.events.toColumn('dispatchedAt', now), id],
-    ]);
+  async markDispatched(ids: string[], now: Date): Promise<void> {
+    const at = this.events.toColumn('dispatchedAt', now);
+    for (let start = 0; start < ids.length; start += 500) {
+      const chunk = ids.slice(start, start + 500);
+      await this.sql.transaction((tx) =>
+        tx.execute(
+          `UPDATE outbox_events SET dispatchedAt = ? WHERE id IN (${chunk.map(() => '?').join(', ')}) AND dispatchedAt IS NULL`,
+          [at, ...chunk],
+        ),
+      );
+    }
   }
 
   /** Active users among `ids`, as channels need them. */

@@ -64,17 +64,19 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   /**
    * One batch; answers whether a full batch was found (more may be waiting). Each event is claimed
    * and its notifications inserted in one transaction of its own, after its recipients and texts
-   * were read outside it: the transaction holds its locks only for the writes. An event without
-   * recipients is only marked dispatched (whoever marks it first; the other instance skips it).
+   * were read outside it: the transaction holds its locks only for the writes. Events without
+   * recipients are only marked dispatched, together at the end of the batch (a batch that fails
+   * before leaves them to the next one, which finds them again: nothing to insert, nothing lost).
    */
   async dispatchBatch(): Promise<boolean> {
     const events = await this.delivery.pendingEvents(BATCH_SIZE);
+    // Events nobody is to hear of (e.g. the only participant made the change), marked together.
+    const unheard: string[] = [];
     for (const event of events) {
       const now = new Date();
       const rows = await this.notificationsFor(event, now);
       if (rows.length === 0) {
-        // Nobody to tell (e.g. the only participant made the change): one statement, no transaction.
-        await this.delivery.markDispatched(event.id, now);
+        unheard.push(event.id);
         continue;
       }
       const stored = await this.delivery.sql.transaction(async (tx) => {
@@ -96,6 +98,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       }
       if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
     }
+    if (unheard.length) await this.delivery.markDispatched(unheard, new Date());
     const full = events.length === BATCH_SIZE;
     if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
     return full;
