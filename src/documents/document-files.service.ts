@@ -126,8 +126,7 @@ export class DocumentFilesService {
     }
   }
 
-  /** The document, for a reader; else 404. */
-  /** The document if the caller may read it; the same statement checks the caller's session. */
+  /** The document, for a reader (else 404); the statement that reads it also checks the caller's session. */
   async get(documentId: string, session: TokenSession): Promise<Document> {
     const { caller, found } = await this.documents.findWithCaller(documentId, session.userId);
     return this.readable(documentId, found, sessionUser(session, caller));

@@ -55,14 +55,14 @@ export interface DocumentWrite {
   event?: DomainEvent;
 }
 
+const DOCUMENT_WITH_CALLER_SQL = documentWithCallerSql();
+
 /**
  * Every statement and row mapping of documents. The update path is hand-written SQL
  * (documents.sql.ts) on the shared runner: it is a hot path, and TypeORM's query building and
  * entity hydration cost more CPU there than the database work itself. The history list is not,
  * and uses TypeORM's repository.
  */
-const DOCUMENT_WITH_CALLER_SQL = documentWithCallerSql();
-
 @Injectable()
 export class DocumentsRepository {
   private readonly documents: EntityRows<Document>;

@@ -4,6 +4,10 @@
 
 import type { RolePermissions } from './entities/role.entity.js';
 
+/** A user's rows with each of their roles (one row with NULL role columns when they hold none). */
+export const CALLER_FROM = 'users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId';
+const ROLE_COLUMNS = 'r.id AS roleId, r.name AS roleName, r.permissions AS rolePermissions';
+
 /** The users columns login reads: all but the identity keys, which only account creation needs. */
 export const USER_LOGIN_COLUMNS = [
   'id',
@@ -17,28 +21,22 @@ export const USER_LOGIN_COLUMNS = [
   'createdAt',
 ] as const;
 
-/** A user's rows with each of their roles (one row with NULL role columns when they hold none). */
-const WITH_ROLES =
-  'r.id AS roleId, r.name AS roleName, r.permissions AS rolePermissions ' +
-  'FROM users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId';
-
 /**
  * For login, by username: the user (password hash included) with roles. The comparison follows
  * the column's collation (on MariaDB it ignores trailing spaces), so the repository keeps only
  * the rows whose username is exactly the one given.
  */
-export const USER_FOR_LOGIN_SQL = `SELECT ${USER_LOGIN_COLUMNS.map((column) => `u.${column}`).join(', ')}, ${WITH_ROLES} WHERE u.username = ?`;
+export const USER_FOR_LOGIN_SQL = `SELECT ${USER_LOGIN_COLUMNS.map((column) => `u.${column}`).join(', ')}, ${ROLE_COLUMNS} FROM ${CALLER_FROM} WHERE u.username = ?`;
 
 /**
  * The caller's authorization columns and role rows, for a route that reads them in the same
  * statement as its object instead of a separate lookup: select CALLER_COLUMNS, join the route's
  * tables onto CALLER_FROM (LEFT JOIN, so the caller's row comes back whether or not the object
- * exists) and end with `WHERE u.id = ?`. One row per role; callerRows() reads them.
+ * exists) and end with `WHERE u.id = ?`. One row per role; callerFromRows() reads them.
  */
 export const CALLER_COLUMNS =
   'u.id AS callerId, u.username AS callerUsername, u.isActive AS callerIsActive, ' +
-  'u.tokenVersion AS callerTokenVersion, r.id AS roleId, r.name AS roleName, r.permissions AS rolePermissions';
-export const CALLER_FROM = 'users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId';
+  `u.tokenVersion AS callerTokenVersion, ${ROLE_COLUMNS}`;
 
 /** What authorizing a request needs about its user. */
 export interface AuthContext {
