@@ -16,11 +16,19 @@ export interface TokenSession {
  * token's version (logout, a password change or an administrator bumps it). Otherwise 401.
  */
 export function sessionUser(session: TokenSession, caller: AuthContext | null): AuthenticatedUser {
-  if (!caller || !caller.isActive) {
-    throw new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
-  }
-  if (caller.tokenVersion !== session.tokenVersion) {
-    throw new ApiError('unauthorized', 'The token has been revoked; log in again.');
-  }
+  if (!isLiveSession(session, caller)) throw sessionEnded(caller);
   return { id: caller.id, username: caller.username, roles: caller.roles };
+}
+
+/** Whether the token's user exists, is active and still has the token's version. */
+export function isLiveSession(session: TokenSession, caller: AuthContext | null): caller is AuthContext {
+  return caller !== null && caller.isActive && caller.tokenVersion === session.tokenVersion;
+}
+
+/** Why a session is not live: the user is gone or inactive, or the token was revoked. */
+function sessionEnded(caller: AuthContext | null): ApiError {
+  if (!caller || !caller.isActive) {
+    return new ApiError('unauthorized', 'The token belongs to a user that no longer exists or is inactive.');
+  }
+  return new ApiError('unauthorized', 'The token has been revoked; log in again.');
 }

@@ -39,6 +39,9 @@ export const DOCUMENT_HISTORY_COLUMNS = [
   'action',
 ] as const;
 
+/** A document's columns and the caller's role in its project (`pm`: project_members joined on the caller). */
+const DOCUMENT_WITH_CALLER_ROLE = `${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole`;
+
 /**
  * One document by id, unless it is in the trash, with the caller's role in its project (`callerProjectRole`, null when not a
  * member): what the access policy needs, in one statement. Parameters: caller id, document id.
@@ -46,7 +49,7 @@ export const DOCUMENT_HISTORY_COLUMNS = [
  */
 export function documentByIdSql(forUpdate = false): string {
   return (
-    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
+    `SELECT ${DOCUMENT_WITH_CALLER_ROLE} ` +
     'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
     `WHERE d.id = ? AND d.deletedAt IS NULL${forUpdate ? ' FOR UPDATE' : ''}`
   );
@@ -60,8 +63,7 @@ export function documentByIdSql(forUpdate = false): string {
  */
 export function documentWithCallerSql(): string {
   return (
-    `SELECT ${CALLER_COLUMNS}, ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, ` +
-    `pm.role AS callerProjectRole FROM ${CALLER_FROM} ` +
+    `SELECT ${CALLER_COLUMNS}, ${DOCUMENT_WITH_CALLER_ROLE} FROM ${CALLER_FROM} ` +
     'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
     'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id WHERE u.id = ?'
   );
@@ -70,7 +72,7 @@ export function documentWithCallerSql(): string {
 /** One document in the trash by id, with the caller's project role. Parameters: caller id, document id. */
 export function trashedDocumentByIdSql(): string {
   return (
-    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole ` +
+    `SELECT ${DOCUMENT_WITH_CALLER_ROLE} ` +
     'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
     'WHERE d.id = ? AND d.deletedAt IS NOT NULL'
   );

@@ -4,6 +4,7 @@ import type { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jwtSettings, type TokenClaims } from '../../auth/jwt-options.js';
+import { isLiveSession } from '../../auth/token-session.js';
 import { ApiError } from '../../common/errors/error-codes.js';
 import { jwtConfig, notificationsConfig } from '../../config/configuration.js';
 import { UsersService } from '../../users/users.service.js';
@@ -287,8 +288,7 @@ export class NotificationStreamService implements OnModuleDestroy {
   /** Whether the user is still active with the same token version, and the token has not expired. */
   private async valid(session: StreamSession): Promise<boolean> {
     if (session.tokenExpiresAt.getTime() <= Date.now()) return false;
-    const user = await this.users.findAuthContext(session.userId);
-    return Boolean(user && user.isActive && user.tokenVersion === session.tokenVersion);
+    return isLiveSession(session, await this.users.findAuthContext(session.userId));
   }
 }
 
