@@ -9,6 +9,7 @@ import { AuthService } from './auth.service.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { LoginThrottleModule } from './login-throttle/login-throttle.module.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 @Module({
   imports: [
@@ -20,6 +21,6 @@ import { LoginThrottleModule } from './login-throttle/login-throttle.module.js';
     LoginThrottleModule,
   ],
   controllers: [AuthController],
-  providers: [AuthService, JwtStrategy, { provide: APP_GUARD, useClass: JwtAuthGuard }],
+  providers: [AuthService, JwtStrategy, VerifiedTokens, { provide: APP_GUARD, useClass: JwtAuthGuard }],
 })
 export class AuthModule {}

@@ -6,7 +6,9 @@ import { ApiError } from '../common/errors/error-codes.js';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
 import { UsersService } from '../users/users.service.js';
 import { hasPermission, type AuthenticatedUser } from './authenticated-user.js';
-import { sessionUser, type TokenSession } from './token-session.js';
+import { bearerTokenOf } from './jwt.strategy.js';
+import { sessionUser, type TokenSession, type VerifiedToken } from './token-session.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 interface AuthRequest {
   user?: AuthenticatedUser;
@@ -19,6 +21,7 @@ interface AuthRequest {
  * catalogue permission. A route that declares no rule is refused: nothing slips past by omission.
  * The session (user exists, is active, token version current) is checked on every request: here
  * with the user's roles, or, on `@SessionCheckedByQuery()` routes, by the route's first statement.
+ * A token's signature and claims are verified once per process (see VerifiedTokens).
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
@@ -29,6 +32,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly users: UsersService,
+    private readonly verifiedTokens: VerifiedTokens,
   ) {
     super();
   }
@@ -40,11 +44,8 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
       throw new ApiError('forbidden', 'This operation is not available.');
     }
     if (access.kind === 'public') return true;
-    await super.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthRequest>();
-    // Passport put the verified token where the user goes (JwtStrategy.validate).
-    const session = request.user as unknown as TokenSession;
-    request.user = undefined;
+    const session = await this.verifiedSession(context, request);
     if (access.kind === 'session-in-query' || (access.kind === 'policy' && access.sessionCheckedByQuery)) {
       request.tokenSession = session;
       return true;
@@ -57,6 +58,19 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
       }
     }
     return true;
+  }
+
+  /** The bearer token's session: passport verifies a token this process has not verified before. */
+  private async verifiedSession(context: ExecutionContext, request: AuthRequest): Promise<TokenSession> {
+    const token = bearerTokenOf(request);
+    const known = token ? this.verifiedTokens.sessionOf(token) : undefined;
+    if (known) return known;
+    await super.canActivate(context);
+    // Passport put the verified token where the user goes (JwtStrategy.validate).
+    const verified = request.user as unknown as VerifiedToken;
+    request.user = undefined;
+    if (token) this.verifiedTokens.remember(token, verified);
+    return verified.session;
   }
 
   private async authenticate(session: TokenSession): Promise<AuthenticatedUser> {

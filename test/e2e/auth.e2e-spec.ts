@@ -191,6 +191,39 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
       );
       expect((await listWith(expired)).body.details).toMatch(/expired/);
     });
+
+    // The guard keeps the tokens it verified (VerifiedTokens): what it answers for one must not
+    // change for its altered copies, nor outlive the token's exp.
+    it('refuses altered copies of a token it has already accepted', async () => {
+      const valid = sign({ sub: t.user('alice').id, ver: 0 });
+      expect((await listWith(valid)).status).toBe(200);
+      const [h, p, s] = valid.split('.');
+      const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
+      const copies = {
+        signature: `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BB' : 'AA'}`,
+        claims: `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: t.user('admin').id })).toString('base64url')}.${s}`,
+        noSignature: `${h}.${p}.`,
+      };
+      for (const [name, token] of Object.entries(copies)) {
+        const response = await listWith(token);
+        expect([name, response.status, response.body.error]).toEqual([name, 401, 'unauthorized']);
+      }
+      expect((await listWith(valid)).status).toBe(200);
+    });
+
+    it('refuses an accepted token once it expires', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      const shortLived = jwt.sign({ sub: t.user('alice').id, ver: 0, exp }, t.env.JWT_SECRET, {
+        issuer: ISSUER,
+        audience: ISSUER,
+      });
+      expect((await listWith(shortLived)).status).toBe(200);
+      // Waits for the instant the token names, not for a guessed duration.
+      while (Date.now() < exp * 1000) await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now()));
+      const response = await listWith(shortLived);
+      expect(response.status).toBe(401);
+      expect(response.body.details).toMatch(/expired/);
+    });
   });
 
   describe('revocation', () => {
