@@ -9,9 +9,9 @@ import { createSecretKey, randomUUID } from 'node:crypto';
 import { verify as argonVerify } from '@node-rs/argon2';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
-import { LRUCache } from 'lru-cache';
 import mysql from 'mysql2';
 import { openSqlite, type SqliteDatabase } from './sqlite.js';
+import { tokenVerifier } from './verified-token.js';
 
 const env = process.env;
 const kind = env.BASELINE_DB === 'sqlite' ? 'sqlite' : 'mysql';
@@ -152,26 +152,21 @@ interface Claims {
   ver: number;
 }
 
-/** Tokens verified before, by the whole token, with their exp (as the service's VerifiedTokens). */
-const verifiedTokens = new LRUCache<string, Claims & { exp: number }>({ max: 10_000 });
+const verifyJwt = tokenVerifier(secret, issuer, audience);
 
 /** The token's signature and claims; whether its session is live is part of each route's first statement. */
 function verifyToken(request: FastifyRequest): Claims {
   const header = request.headers.authorization;
   if (!header || !header.startsWith('Bearer ')) throw new HttpError(401, 'unauthorized', 'Send a bearer token.');
-  const token = header.slice(7);
-  const known = verifiedTokens.get(token);
-  if (known && Math.floor(Date.now() / 1000) < known.exp) return known;
   let claims: jwt.JwtPayload;
   try {
-    claims = jwt.verify(token, secret, { algorithms: ['HS256'], issuer, audience }) as jwt.JwtPayload;
+    claims = verifyJwt(header.slice(7));
   } catch {
     throw new HttpError(401, 'unauthorized', 'The token is not valid.');
   }
   if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
     throw new HttpError(401, 'unauthorized', 'The token is missing required claims.');
   }
-  verifiedTokens.set(token, { sub: claims.sub, ver: claims.ver, exp: claims.exp });
   return { sub: claims.sub, ver: claims.ver };
 }
 

@@ -29,12 +29,14 @@ import {
 } from '../../src/documents/documents.sql.js';
 import { AUTH_CONTEXT_SQL, callerFromRows } from '../../src/users/users.sql.js';
 import { openSqlite, type SqliteDatabase } from '../sqlite.js';
+import { tokenVerifier } from '../verified-token.js';
 
 const env = process.env;
 const kind = env.BASELINE_DB === 'sqlite' ? 'sqlite' : 'mysql';
 const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? ''));
 const issuer = env.JWT_ISSUER || 'document-management-service';
 const audience = env.JWT_AUDIENCE || 'document-management-service';
+const verifyJwt = tokenVerifier(secret, issuer, audience);
 const storageDir = env.STORAGE_DIR ?? '/tmp/docbench/files';
 const tempDir = join(storageDir, 'baseline-tmp');
 
@@ -113,7 +115,7 @@ async function authenticate(request: FastifyRequest): Promise<Principal> {
   if (!header?.startsWith('Bearer ')) throw new HttpError(401, 'unauthorized', 'Send a bearer token.');
   let claims: jwt.JwtPayload;
   try {
-    claims = jwt.verify(header.slice(7), secret, { algorithms: ['HS256'], issuer, audience }) as jwt.JwtPayload;
+    claims = verifyJwt(header.slice(7));
   } catch {
     throw new HttpError(401, 'unauthorized', 'The token is not valid.');
   }

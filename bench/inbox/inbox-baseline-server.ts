@@ -8,6 +8,7 @@ import { createSecretKey } from 'node:crypto';
 import Fastify from 'fastify';
 import jwt from 'jsonwebtoken';
 import mysql from 'mysql2/promise';
+import { tokenVerifier } from '../verified-token.js';
 
 // Written here from the schema, not imported from the service.
 const SESSION_AND_UNREAD_SQL = `SELECT c.notificationType AS notificationType, SUM(c.total) AS total
@@ -19,6 +20,7 @@ const env = process.env;
 const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? ''));
 const issuer = env.JWT_ISSUER || 'document-management-service';
 const audience = env.JWT_AUDIENCE || 'document-management-service';
+const verifyJwt = tokenVerifier(secret, issuer, audience);
 const url = new URL(env.DATABASE_URL ?? '');
 const pool = mysql.createPool({
   host: url.hostname,
@@ -47,7 +49,7 @@ app.get('/api/notifications/unread-count', async (request, reply) => {
   let claims: jwt.JwtPayload;
   try {
     if (!header?.startsWith('Bearer ')) throw new Error('no token');
-    claims = jwt.verify(header.slice(7), secret, { algorithms: ['HS256'], issuer, audience }) as jwt.JwtPayload;
+    claims = verifyJwt(header.slice(7));
   } catch {
     return reply.status(401).send(unauthorized);
   }
