@@ -7,11 +7,14 @@ import type { AuthenticatedUser } from './authenticated-user.js';
  * the token version it was issued with. The route's statement checks both against the user row.
  */
 export interface TokenSession {
-  userId: string;
-  tokenVersion: number;
+  readonly userId: string;
+  readonly tokenVersion: number;
 }
 
-/** What passport-jwt hands the guard for a token it verified: the session and the token's `exp` (seconds). */
+/**
+ * What passport-jwt hands the guard for a token it verified: the session and the token's `exp`
+ * (seconds). VerifiedTokens hands the same session object to every request with that token.
+ */
 export interface VerifiedToken {
   session: TokenSession;
   expiresAt: number;
