@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -36,5 +37,7 @@ import { UsersModule } from './users/users.module.js';
     NotificationsModule,
     HealthModule,
   ],
+  // Here, in the root module: its shutdown hook runs first, before the database's (see InFlightRequests).
+  providers: [InFlightRequests],
 })
 export class AppModule {}

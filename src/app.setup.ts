@@ -2,6 +2,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { ConnectionDraining } from './common/http/draining.js';
+import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { setupOpenApi } from './common/http/openapi.js';
 import { invalidBody, invalidQuery, rejectBeforeBody } from './common/http/request-guards.js';
 import { enforceRequestDeadline } from './common/http/request-deadline.js';
@@ -14,7 +15,8 @@ export { createFastifyAdapter } from './common/http/fastify-adapter.js';
 
 /**
  * Everything that makes the app this service, shared by main.ts and the e2e tests: security
- * headers, request ids, request guards and deadline, the global pipe and filter, Swagger.
+ * headers, request ids, request guards and deadline, in-flight counting, the global pipe and
+ * filter, Swagger.
  * Answers the handle that SIGTERM uses to make every further response close its connection.
  */
 export async function configureApp(app: NestFastifyApplication, config: HttpConfig): Promise<ConnectionDraining> {
@@ -25,6 +27,8 @@ export async function configureApp(app: NestFastifyApplication, config: HttpConf
   if (config.corsOrigins.length)
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['ETag', 'X-Request-Id'] });
 
+  // Shutdown waits for every handler at work, also those whose clients have gone.
+  app.get(InFlightRequests).track(fastify);
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
   fastify.addHook('onRequest', (request, reply, done) => {
     // protocol is 'https' over TLS, or with TRUST_PROXY when the proxy says X-Forwarded-Proto: https.

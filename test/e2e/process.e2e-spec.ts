@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_SEED_PASSWORD } from '../../src/config/configuration.js';
+import { createTestDatabase, databasesUnderTest } from '../support/databases.js';
 import { productionNodeOptions, startServiceProcess } from '../support/service-process.js';
 
 // These run the built entry point (dist/src/main.js, built by the e2e global setup) as a real process.
@@ -212,5 +214,64 @@ describe('the service process', () => {
     expect(completedBeforeSignal).toBeLessThan(10);
     expect(await service.exited).toBe(0);
     await expect(fetch(`${service.url}/health/live`)).rejects.toThrow('fetch failed');
+  });
+});
+
+describe.each(databasesUnderTest())('the service process on %s', (kind) => {
+  it('on SIGTERM lets requests whose clients have gone finish their work before the database closes', async () => {
+    const database = await createTestDatabase(kind);
+    try {
+      // One hash at a time: six logins queue behind each other, and each then writes its audit row.
+      const service = await startServiceProcess({
+        ...baseEnv(),
+        DATABASE_URL: database.url,
+        DB_MIGRATIONS_RUN: 'true',
+        LOG_LEVEL: 'info',
+        PASSWORD_HASH_CONCURRENCY: '1',
+      });
+      const { port } = new URL(service.url);
+      const body = JSON.stringify({ username: 'alice', password: SEED_PASSWORD });
+      const sockets = Array.from({ length: 6 }, (_, index) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.write(
+          `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: gone-${index}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        return socket;
+      });
+      const received = () =>
+        logEntries(service.stdout()).filter(
+          (entry) => entry.msg === 'incoming request' && String(entry.reqId).startsWith('gone-'),
+        ).length;
+      const deadline = Date.now() + 10_000;
+      while (received() < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(received()).toBe(6);
+      // Every client leaves, then the service is told to stop while the logins still wait for their hash.
+      for (const socket of sockets) socket.destroy();
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+
+      const entries = logEntries(service.stdout());
+      expect(entries.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+      const dataSource = new DataSource(
+        kind === 'sqlite'
+          ? { type: 'better-sqlite3', database: database.url.slice('sqlite:'.length) }
+          : { type: 'mysql', url: database.url },
+      );
+      await dataSource.initialize();
+      try {
+        const rows: { requestId: string }[] = await dataSource.query(
+          "SELECT requestId FROM audit_events WHERE action = 'auth.login_succeeded' AND requestId LIKE 'gone-%'",
+        );
+        expect(rows.map((row) => row.requestId).sort()).toEqual(
+          Array.from({ length: 6 }, (_, index) => `gone-${index}`),
+        );
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });
