@@ -10,6 +10,8 @@ const COUNTED = Symbol('inFlight');
  * short by the exit). A request counts from `onRequest` until its answer is handed to Fastify
  * (`onSend`: the handler ended, error answers included) or, for a hijacked reply (the
  * notification stream), until its response closes.
+ * A request the deadline answered (503) while its handler still works is released then: after
+ * that only SHUTDOWN_GRACE_MS bounds its handler, as before.
  *
  * Provided by the root module: Nest runs its `onApplicationShutdown` first and the global
  * modules' (TypeORM's, which closes the pool) last. The whole shutdown stays bounded by
