@@ -29,11 +29,13 @@ describe.each(databasesUnderTest())('GET /api/notifications/stream on %s', (kind
   }
 
   beforeAll(async () => {
-    // Short heartbeat (the session is checked as often) and a request deadline streams must outlive.
+    // Short heartbeat (the session is checked as often) and a request deadline streams must outlive
+    // (two heartbeats, >= 2 s). Not shorter: the suite's logins (argon2) share it, and under a full
+    // parallel run 300 ms was too little for them (503).
     t = await createTestApp(kind, {
       SSE_HEARTBEAT_SECONDS: '1',
       SSE_MAX_STREAMS_PER_USER: '2',
-      REQUEST_TIMEOUT_MS: '300',
+      REQUEST_TIMEOUT_MS: '1000',
     });
   });
 
@@ -53,7 +55,7 @@ describe.each(databasesUnderTest())('GET /api/notifications/stream on %s', (kind
     expect(client.headers.get('x-request-id')).toMatch(/\S/);
     await waitFor(async () => lastCount(client) !== undefined, 'the first unread-count');
     expect(lastCount(client)).toBe(await unread(token));
-    // Two heartbeats: the stream has outlived REQUEST_TIMEOUT_MS (300 ms) and is still open.
+    // Two heartbeats (>= 2 s): the stream has outlived REQUEST_TIMEOUT_MS (1 s) and is still open.
     await waitFor(async () => client.events.filter((event) => event.comment === 'heartbeat').length >= 2, 'heartbeats');
     expect(client.isEnded()).toBe(false);
 
