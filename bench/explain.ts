@@ -1,6 +1,6 @@
 import type { BenchConfig } from './config.js';
 import { adminConnection } from './load-mysql.js';
-import { documentByIdSql } from '../src/documents/documents.sql.js';
+import { documentWithCallerSql } from '../src/documents/documents.sql.js';
 import {
   notificationCountStatement,
   notificationIdsStatement,
@@ -127,7 +127,11 @@ export function explainSqlite(
   const shapes: { shape: string; sql: string; params: unknown[] }[] = [
     { shape: 'auth: user + roles by id', sql: AUTH_CONTEXT_SQL, params: [ids.typicalUserId] },
     { shape: 'login: user + roles by username', sql: USER_FOR_LOGIN_SQL, params: [ids.username] },
-    { shape: 'update: document by id', sql: documentByIdSql(), params: [ids.typicalUserId, ids.documentId] },
+    {
+      shape: 'update: document, caller and other participants',
+      sql: documentWithCallerSql(true),
+      params: [ids.documentId, ids.typicalUserId],
+    },
   ];
   const add = (shape: string, [sql, params]: [string, unknown[]]) => shapes.push({ shape, sql, params });
   const filters: [string, NotificationListFilters][] = [

@@ -18,6 +18,7 @@ import {
   type DocumentVisibility,
 } from './documents.sql.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
+import { DocumentVersion } from './entities/document-version.entity.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { Document } from './entities/document.entity.js';
 import type { DomainEvent } from '../events/domain-event.js';
@@ -325,6 +326,59 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     await expect(repository.participantIds(document.id).then((ids) => ids.sort())).resolves.toEqual(
       [uploader, editor].sort(),
     );
+  });
+
+  it('reads for a change whether anyone besides the caller takes part, as participantIds names them', async () => {
+    const othersTakePart = async (callerId: string) =>
+      (await repository.findForChange(document.id, callerId)).othersTakePart;
+    const read = await repository.findForChange(document.id, uploader);
+    expect(read).toEqual({ ...(await repository.findWithCaller(document.id, uploader)), othersTakePart: false });
+    // The uploader is a participant: for anyone else, somebody else takes part.
+    await expect(othersTakePart(editor)).resolves.toBe(true);
+    await expect(repository.findForChange(randomUUID(), uploader)).resolves.toEqual({
+      caller: read.caller,
+      found: null,
+    });
+    await expect(repository.findForChange(document.id, randomUUID())).resolves.toEqual({ caller: null, found: null });
+
+    // A version uploaded by the editor makes them a participant (no history entry needed).
+    const versions = dataSource.getRepository(DocumentVersion);
+    const version = {
+      documentId: document.id,
+      version: 2,
+      fileName: 'b.pdf',
+      fileSize: 1,
+      mimeType: 'application/pdf',
+    };
+    await versions.insert({ ...version, sha256: null, comment: '', uploadedBy: editor, createdAt: new Date() });
+    await expect(othersTakePart(uploader)).resolves.toBe(true);
+    await versions.delete({ documentId: document.id });
+    await expect(othersTakePart(uploader)).resolves.toBe(false);
+
+    // So does a history entry of theirs; the caller's own entries do not count.
+    await repository.writeIfUnchanged(writeFrom(document, { title: 'By the uploader' }));
+    await expect(othersTakePart(uploader)).resolves.toBe(false);
+    const byEditor = writeFrom(await stored(), { title: 'By the editor' });
+    byEditor.history.changedBy = editor;
+    await repository.writeIfUnchanged(byEditor);
+    await expect(othersTakePart(uploader)).resolves.toBe(true);
+    expect((await repository.participantIds(document.id)).sort()).toEqual([uploader, editor].sort());
+  });
+
+  it('stores the event as dispatched when nobody else takes part, else for the dispatcher', async () => {
+    const alone = { ...writeFrom(document, { title: 'Alone' }), othersTakePart: false };
+    await repository.writeIfUnchanged(alone);
+    const withOthers = { ...writeFrom(await stored(), { title: 'With others' }), othersTakePart: true };
+    await repository.writeIfUnchanged(withOthers);
+    const unknown = writeFrom(await stored(), { title: 'Unknown' });
+    await repository.writeIfUnchanged(unknown);
+    const events = await storedEvents();
+    const dispatchedAt = (write: DocumentWrite) =>
+      events.find((event) => event.createdAt.getTime() === write.updatedAt.getTime())?.dispatchedAt;
+    expect(events).toHaveLength(3);
+    expect(dispatchedAt(alone)).toEqual(alone.updatedAt);
+    expect(dispatchedAt(withOthers)).toBeNull();
+    expect(dispatchedAt(unknown)).toBeNull();
   });
 
   it('lists history newest first, at most the given number', async () => {

@@ -9,6 +9,7 @@ import { callerFromRows, type AuthContext } from '../users/users.sql.js';
 import {
   DOCUMENT_HISTORY_COLUMNS,
   DOCUMENT_HISTORY_INSERT_SQL,
+  DOCUMENT_PARTICIPANTS_SQL,
   documentByIdSql,
   documentWithCallerSql,
   documentCountStatement,
@@ -53,9 +54,18 @@ export interface DocumentWrite {
   history: DocumentHistory;
   /** The domain event recorded with the change (transactional outbox). */
   event?: DomainEvent;
+  /**
+   * Whether anyone besides the one making the change takes part in the document, as read with the
+   * version the change was computed from (findForChange). Every write that adds a participant also
+   * moves rowVersion, so when the conditional write lands this still holds. `false` stores the
+   * event as dispatched: a document event is for its participants other than its actor
+   * (NotificationDispatcher), so nobody is to hear of it. Unknown (undefined) leaves it to the dispatcher.
+   */
+  othersTakePart?: boolean;
 }
 
 const DOCUMENT_WITH_CALLER_SQL = documentWithCallerSql();
+const DOCUMENT_FOR_CHANGE_SQL = documentWithCallerSql(true);
 
 /**
  * Every statement and row mapping of documents. The update path is hand-written SQL
@@ -234,6 +244,25 @@ export class DocumentsRepository {
   }
 
   /**
+   * findWithCaller for a change: also whether anyone besides the caller takes part in the document
+   * (DocumentWrite.othersTakePart; undefined without a document), read in the same statement.
+   */
+  async findForChange(
+    id: string,
+    callerId: string,
+  ): Promise<{ caller: AuthContext | null; found: DocumentWithAccess | null; othersTakePart?: boolean }> {
+    const rows = await this.sql.select<Record<string, unknown>>(DOCUMENT_FOR_CHANGE_SQL, [id, callerId]);
+    const [first] = rows;
+    if (!first || first.id === null) return { caller: callerFromRows(rows), found: null };
+    return {
+      caller: callerFromRows(rows),
+      found: this.withAccess(first),
+      // 1 or 0 on SQLite, on MariaDB too ('1'/'0' should a driver answer text).
+      othersTakePart: Number(first.othersTakePart) === 1,
+    };
+  }
+
+  /**
    * Writes the update and its history row in one transaction if the document still has the
    * version the change was computed from; answers whether it did (nothing is written otherwise).
    */
@@ -273,12 +302,11 @@ export class DocumentsRepository {
    * its metadata, added a version or changed its status (every history entry's author).
    */
   async participantIds(documentId: string): Promise<string[]> {
-    const rows = await this.sql.select<{ userId: string }>(
-      `SELECT uploadedBy AS userId FROM documents WHERE id = ?
-       UNION SELECT changedBy FROM document_history WHERE documentId = ?
-       UNION SELECT uploadedBy FROM document_versions WHERE documentId = ?`,
-      [documentId, documentId, documentId],
-    );
+    const rows = await this.sql.select<{ userId: string }>(DOCUMENT_PARTICIPANTS_SQL, [
+      documentId,
+      documentId,
+      documentId,
+    ]);
     return rows.map((row) => row.userId);
   }
 
@@ -310,9 +338,10 @@ export class DocumentsRepository {
     ];
   }
 
-  /** The outbox row of the change (document.updated), committed with it. */
+  /** The outbox row of the change, committed with it (already dispatched when nobody else takes part). */
   private eventStatements(write: DocumentWrite): SqlStatement[] {
-    return write.event ? [this.outbox.insertStatement(write.event, write.updatedAt)] : [];
+    if (!write.event) return [];
+    return [this.outbox.insertStatement(write.event, write.updatedAt, { dispatched: write.othersTakePart === false })];
   }
 
   private historyStatement(entry: DocumentHistory): SqlStatement {

@@ -65,7 +65,7 @@ function callerOf(userId: string): AuthContext | null {
 describe('DocumentsService', () => {
   let service: DocumentsService;
   let repository: Mocked<
-    Pick<DocumentsRepository, 'findById' | 'findWithCaller' | 'writeIfUnchanged' | 'updateLocked' | 'history'>
+    Pick<DocumentsRepository, 'findById' | 'findForChange' | 'writeIfUnchanged' | 'updateLocked' | 'history'>
   >;
   /** What the locked read inside updateLocked finds. */
   let lockedDocument: Document | null;
@@ -81,9 +81,10 @@ describe('DocumentsService', () => {
     repository = {
       findById: vi.fn(async () => access(makeDocument(), role)),
       // The caller's session and roles come with the first read; the document as findById says.
-      findWithCaller: vi.fn(async (id: string, callerId: string) => ({
+      findForChange: vi.fn(async (id: string, callerId: string) => ({
         caller: callerOf(callerId),
         found: await repository.findById(id, callerId),
+        othersTakePart: true,
       })),
       writeIfUnchanged: vi.fn(async () => true),
       updateLocked: vi.fn(async (_id, _viewerId, decide) => {
@@ -200,7 +201,7 @@ describe('DocumentsService', () => {
       code: 'unauthorized',
       details: expect.stringMatching(/revoked/) as unknown as string,
     });
-    repository.findWithCaller.mockResolvedValueOnce({
+    repository.findForChange.mockResolvedValueOnce({
       caller: { ...callerOf(owner.id)!, isActive: false },
       found: null,
     });
@@ -208,7 +209,7 @@ describe('DocumentsService', () => {
       code: 'unauthorized',
     });
     // Unknown user and unknown document: 401, not 404 (the session is checked first).
-    repository.findWithCaller.mockResolvedValueOnce({ caller: null, found: null });
+    repository.findForChange.mockResolvedValueOnce({ caller: null, found: null });
     await expect(service.update(DOCUMENT_ID, { title: 'x' }, session(owner))).rejects.toMatchObject({
       code: 'unauthorized',
     });
@@ -255,6 +256,30 @@ describe('DocumentsService', () => {
     expect(lockedWrites).toHaveLength(1);
     expect(lockedWrites[0]).toMatchObject({ values: { title: 'y' }, rowVersion: 5 });
     expect(lockedWrites[0].from.rowVersion).toBe(4);
+  });
+
+  it('writes what the read found about other participants; the locked retry leaves it to the dispatcher', async () => {
+    repository.findForChange.mockResolvedValueOnce({
+      caller: callerOf(owner.id),
+      found: access(makeDocument(), role),
+      othersTakePart: false,
+    });
+    await service.update(DOCUMENT_ID, { title: 'alone' }, session(owner));
+    expect(writes()[0]).toMatchObject({ othersTakePart: false, event: { type: 'document.updated' } });
+    await service.update(DOCUMENT_ID, { title: 'with others' }, session(owner));
+    expect(writes()[1].othersTakePart).toBe(true);
+
+    repository.findForChange.mockResolvedValueOnce({
+      caller: callerOf(owner.id),
+      found: access(makeDocument(), role),
+      othersTakePart: false,
+    });
+    repository.writeIfUnchanged.mockResolvedValueOnce(false);
+    lockedDocument = makeDocument({ rowVersion: 4 });
+    await service.update(DOCUMENT_ID, { title: 'raced' }, session(owner));
+    // The winner may have added a participant: the locked write does not carry the earlier answer.
+    expect(lockedWrites).toHaveLength(1);
+    expect(lockedWrites[0].othersTakePart).toBeUndefined();
   });
 
   it('without If-Match, a lost race whose winner already made the change writes nothing more', async () => {

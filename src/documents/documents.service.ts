@@ -376,7 +376,7 @@ export class DocumentsService {
     ifMatch?: string,
   ): Promise<Document> {
     // One statement reads the document and checks the session (the route is sessionCheckedByQuery).
-    const { caller, found } = await this.documents.findWithCaller(documentId, session.userId);
+    const { caller, found, othersTakePart } = await this.documents.findForChange(documentId, session.userId);
     const user = sessionUser(session, caller);
     const document = this.updatable(documentId, found, user);
     if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) throw stale(document);
@@ -384,7 +384,7 @@ export class DocumentsService {
     const write = this.plan(document, input, user);
     if (!write) return document;
 
-    if (await this.documents.writeIfUnchanged(write)) return updated(write);
+    if (await this.documents.writeIfUnchanged({ ...write, othersTakePart })) return updated(write);
     if (ifMatch !== undefined) {
       // Someone else wrote first: answer with the version they left.
       throw stale(this.updatable(documentId, await this.documents.findById(documentId, user.id), user));

@@ -56,14 +56,37 @@ export function documentByIdSql(forUpdate = false): string {
 }
 
 /**
+ * A document's participants: its uploader, every history entry's author (whoever changed its
+ * metadata or status, added a version, trashed or restored it) and every version's uploader.
+ * Parameters: the document id, three times.
+ */
+export const DOCUMENT_PARTICIPANTS_SQL =
+  'SELECT uploadedBy AS userId FROM documents WHERE id = ? ' +
+  'UNION SELECT changedBy FROM document_history WHERE documentId = ? ' +
+  'UNION SELECT uploadedBy FROM document_versions WHERE documentId = ?';
+
+/**
+ * Whether anyone besides the caller (`u`) is among the participants of the document `d`
+ * (DOCUMENT_PARTICIPANTS_SQL's three sources): 1 or 0, NULL without a document. The history's
+ * authors as two ranges of IDX_document_history_author (SQLite seeks neither `<>` nor an OR of
+ * ranges: it would read the document's whole history); versions are few per document.
+ */
+const OTHERS_TAKE_PART =
+  '(d.uploadedBy <> u.id' +
+  ' OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy < u.id)' +
+  ' OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy > u.id)' +
+  ' OR EXISTS (SELECT 1 FROM document_versions v WHERE v.documentId = d.id AND v.uploadedBy <> u.id)) AS othersTakePart';
+
+/**
  * documentByIdSql's document led by the caller's session and roles (CALLER_COLUMNS), for routes
  * that check the session in their own statement: one row per role of the caller, the document's
  * columns NULL when there is no such live document, and no row when the caller does not exist.
- * Parameters: document id, caller id.
+ * `withOthersTakePart` adds the column `othersTakePart` (OTHERS_TAKE_PART). Parameters: document id, caller id.
  */
-export function documentWithCallerSql(): string {
+export function documentWithCallerSql(withOthersTakePart = false): string {
+  const others = withOthersTakePart ? `, ${OTHERS_TAKE_PART}` : '';
   return (
-    `SELECT ${CALLER_COLUMNS}, ${DOCUMENT_WITH_CALLER_ROLE} FROM ${CALLER_FROM} ` +
+    `SELECT ${CALLER_COLUMNS}, ${DOCUMENT_WITH_CALLER_ROLE}${others} FROM ${CALLER_FROM} ` +
     'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
     'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id WHERE u.id = ?'
   );

@@ -19,15 +19,18 @@ export class OutboxRepository {
     this.rows = new EntityRows(dataSource, OutboxEvent);
   }
 
-  /** The INSERT of one event, for a transaction that runs its statements itself. */
-  insertStatement(event: DomainEvent, at: Date = new Date()): [string, unknown[]] {
+  /**
+   * The INSERT of one event, for a transaction that runs its statements itself. `dispatched`: the
+   * writer knows the event has nobody to reach, so it is stored as dispatched at `at` (and nobody is nudged).
+   */
+  insertStatement(event: DomainEvent, at: Date = new Date(), { dispatched = false } = {}): [string, unknown[]] {
     const row: OutboxEvent = Object.assign(new OutboxEvent(), {
       id: randomUUID(),
       ...event,
       createdAt: at,
-      dispatchedAt: null,
+      dispatchedAt: dispatched ? at : null,
     });
-    signalOutboxWrite();
+    if (!dispatched) signalOutboxWrite();
     return [OUTBOX_INSERT_SQL, OUTBOX_COLUMNS.map((column) => this.rows.toColumn(column, row[column]))];
   }
 

@@ -17,6 +17,7 @@ import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-Document
 import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbox.js';
 import { NotificationCountsByStatement1763800000031 } from './1763800000031-NotificationCountsByStatement.js';
 import { DocumentSearchScope1763800000032 } from './1763800000032-DocumentSearchScope.js';
+import { DocumentHistoryAuthors1763800000033 } from './1763800000033-DocumentHistoryAuthors.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   NotificationInbox1763800000030,
   NotificationCountsByStatement1763800000031,
   DocumentSearchScope1763800000032,
+  DocumentHistoryAuthors1763800000033,
 ];

@@ -137,6 +137,22 @@ describe.each(databasesUnderTest())('notification inbox on %s', (kind) => {
       expect(event.dispatchedAt).not.toBeNull();
     });
 
+    it("stores an update by the document's only participant as dispatched in its own write, with no notification", async () => {
+      const alices = t.seed.documents.filter((candidate) => candidate.uploadedBy === t.user('alice').id).at(-1)!;
+      const before = await notificationsOfEvents(t.dataSource, 'document.updated');
+      const update = await call('alice', 'PUT', `/api/documents/${alices.id}`, { title: 'Only Alice takes part' });
+      expect(update.status).toBe(200);
+      const [event] = await t.dataSource.query<{ createdAt: unknown; dispatchedAt: unknown }[]>(
+        "SELECT createdAt, dispatchedAt FROM outbox_events WHERE type = 'document.updated' AND documentId = ?",
+        [alices.id],
+      );
+      // Set by the write (at the change's own time), not later by the dispatcher.
+      expect(event.dispatchedAt).not.toBeNull();
+      expect(String(event.dispatchedAt)).toBe(String(event.createdAt));
+      await waitFor(async () => (await undispatchedEvents(t.dataSource)) === 0, 'dispatch');
+      expect(await notificationsOfEvents(t.dataSource, 'document.updated')).toEqual(before);
+    });
+
     it('makes no notification a recipient turned off', async () => {
       const put = await call('bob', 'PUT', '/api/notifications/preferences', {
         preferences: { 'document.restored': { in_app: false, email: false } },
