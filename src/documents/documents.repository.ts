@@ -238,9 +238,8 @@ export class DocumentsRepository {
     id: string,
     callerId: string,
   ): Promise<{ caller: AuthContext | null; found: DocumentWithAccess | null }> {
-    const rows = await this.sql.select<Record<string, unknown>>(DOCUMENT_WITH_CALLER_SQL, [id, callerId]);
-    const [first] = rows;
-    return { caller: callerFromRows(rows), found: first && first.id !== null ? this.withAccess(first) : null };
+    const { caller, row } = await this.readWithCaller(DOCUMENT_WITH_CALLER_SQL, id, callerId);
+    return { caller, found: row ? this.withAccess(row) : null };
   }
 
   /**
@@ -251,15 +250,21 @@ export class DocumentsRepository {
     id: string,
     callerId: string,
   ): Promise<{ caller: AuthContext | null; found: DocumentWithAccess | null; othersTakePart?: boolean }> {
-    const rows = await this.sql.select<Record<string, unknown>>(DOCUMENT_FOR_CHANGE_SQL, [id, callerId]);
+    const { caller, row } = await this.readWithCaller(DOCUMENT_FOR_CHANGE_SQL, id, callerId);
+    if (!row) return { caller, found: null };
+    // 1 or 0 on SQLite, on MariaDB too ('1'/'0' should a driver answer text).
+    return { caller, found: this.withAccess(row), othersTakePart: Number(row.othersTakePart) === 1 };
+  }
+
+  /** A documentWithCallerSql statement's caller, and its document row (undefined when there is no such live document). */
+  private async readWithCaller(
+    sql: string,
+    id: string,
+    callerId: string,
+  ): Promise<{ caller: AuthContext | null; row?: Record<string, unknown> }> {
+    const rows = await this.sql.select<Record<string, unknown>>(sql, [id, callerId]);
     const [first] = rows;
-    if (!first || first.id === null) return { caller: callerFromRows(rows), found: null };
-    return {
-      caller: callerFromRows(rows),
-      found: this.withAccess(first),
-      // 1 or 0 on SQLite, on MariaDB too ('1'/'0' should a driver answer text).
-      othersTakePart: Number(first.othersTakePart) === 1,
-    };
+    return { caller: callerFromRows(rows), row: first && first.id !== null ? first : undefined };
   }
 
   /**

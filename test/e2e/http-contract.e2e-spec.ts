@@ -1,10 +1,9 @@
 import { connect } from 'node:net';
 import type { LoggerService } from '@nestjs/common';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../src/auth/auth.service.js';
-import { databasesUnderTest } from '../support/databases.js';
+import { databasesUnderTest, testDataSource } from '../support/databases.js';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../support/test-app.js';
 
 interface RawAnswer {
@@ -285,12 +284,7 @@ describe.each(databasesUnderTest())('request timeouts on %s', (kind) => {
 
 /** Holds a write lock on a document from a second connection; answers the function that releases it. */
 async function holdDocumentRow(t: TestApp, documentId: string): Promise<() => Promise<void>> {
-  const other = new DataSource(
-    t.kind === 'sqlite'
-      ? { type: 'better-sqlite3', database: t.database.url.replace(/^sqlite:/, '') }
-      : { type: 'mysql', url: t.database.url },
-  );
-  await other.initialize();
+  const other = await testDataSource(t.database).initialize();
   const runner = other.createQueryRunner();
   await runner.startTransaction();
   await runner.query('UPDATE documents SET title = title WHERE id = ?', [documentId]);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_SEED_PASSWORD } from '../../src/config/configuration.js';
-import { createTestDatabase, databasesUnderTest } from '../support/databases.js';
+import { createTestDatabase, databasesUnderTest, testDataSource } from '../support/databases.js';
 import { productionNodeOptions, startServiceProcess } from '../support/service-process.js';
 
 // These run the built entry point (dist/src/main.js, built by the e2e global setup) as a real process.
@@ -254,12 +254,7 @@ describe.each(databasesUnderTest())('the service process on %s', (kind) => {
 
       const entries = logEntries(service.stdout());
       expect(entries.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
-      const dataSource = new DataSource(
-        kind === 'sqlite'
-          ? { type: 'better-sqlite3', database: database.url.slice('sqlite:'.length) }
-          : { type: 'mysql', url: database.url },
-      );
-      await dataSource.initialize();
+      const dataSource = await testDataSource(database).initialize();
       try {
         const rows: { requestId: string }[] = await dataSource.query(
           "SELECT requestId FROM audit_events WHERE action = 'auth.login_succeeded' AND requestId LIKE 'gone-%'",

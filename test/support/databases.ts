@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../../src/config/database-url.js';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
@@ -70,4 +71,13 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       await connection.end();
     },
   };
+}
+
+/** A plain connection to a test database (no entities, not yet initialized): for a test's own reads, or to hold a lock. */
+export function testDataSource(database: Pick<TestDatabase, 'kind' | 'url'>): DataSource {
+  return new DataSource(
+    database.kind === 'sqlite'
+      ? { type: 'better-sqlite3', database: database.url.slice('sqlite:'.length) }
+      : { type: 'mysql', url: database.url },
+  );
 }
