@@ -52,25 +52,6 @@ export class SqlRunner {
   }
 
   /**
-   * As `select`, with DATETIME values as their stored text, 'YYYY-MM-DD HH:MM:SS.mmm' (UTC), on both
-   * databases (mysql2's dateStrings; SQLite stores that text): no Date object per value for a row
-   * that goes straight to JSON (see `isoFromStored`).
-   */
-  selectStored<T>(sql: string, parameters: unknown[]): Promise<T[]> {
-    try {
-      const native = nativeConnection(this.dataSource);
-      if (native.kind === 'sqlite') return this.select<T>(sql, parameters);
-      return new Promise((resolve, reject) => {
-        native.pool.query({ sql, dateStrings: true }, parameters, (error, rows) =>
-          error ? reject(error) : resolve(rows as T[]),
-        );
-      });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /**
    * Commits when `work` resolves, rolls back when it throws. `readCommitted` (MySQL/MariaDB): the
    * transaction's locking reads lock the rows they find and no gaps, so concurrent INSERTs into
    * the range never wait on it (SQLite: one writer at a time anyway).

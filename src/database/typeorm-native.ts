@@ -18,8 +18,6 @@ export interface MysqlConnection {
 /** The part of mysql2's callback pool (the one TypeORM's MySQL driver creates) used here. */
 export interface MysqlPool {
   query(sql: string, values: unknown[], callback: MysqlCallback): void;
-  /** Per-query options: `dateStrings` answers DATETIME values as their text. */
-  query(options: { sql: string; dateStrings: boolean }, values: unknown[], callback: MysqlCallback): void;
 }
 
 export interface SqliteStatement {

@@ -44,7 +44,11 @@ export interface NotificationListItem {
   documentId: string | null;
 }
 
-type StoredListRow = Omit<NotificationListItem, 'readAt' | 'createdAt'> & { readAt: string | null; createdAt: string };
+/** A page row (notificationPageStatement): the dates as their stored text. */
+type StoredListRow = Omit<NotificationListItem, 'readAt' | 'createdAt'> & {
+  storedReadAt: string | null;
+  storedCreatedAt: string;
+};
 
 export interface UnreadCount {
   unread: number;
@@ -91,9 +95,9 @@ export class NotificationsRepository {
     after?: NotificationCursor,
   ): Promise<NotificationListItem[]> {
     const position = after && { createdAt: this.rows.toColumn('createdAt', after.createdAt), id: after.id };
-    // The rows go straight to JSON: dates stay the stored text and become ISO once, with no
+    // The rows go straight to JSON: dates come as the stored text and become ISO once, with no
     // Date object or entity per row (the list's hot path).
-    const rows = await this.sql.selectStored<StoredListRow>(
+    const rows = await this.sql.select<StoredListRow>(
       ...notificationPageStatement(userId, filters, take, offset, position),
     );
     return rows.map((row) => ({
@@ -103,8 +107,8 @@ export class NotificationsRepository {
       message: row.message,
       notificationType: row.notificationType,
       status: row.status,
-      readAt: row.readAt === null ? null : isoFromStored(row.readAt),
-      createdAt: isoFromStored(row.createdAt),
+      readAt: row.storedReadAt === null ? null : isoFromStored(row.storedReadAt),
+      createdAt: isoFromStored(row.storedCreatedAt),
       event: row.event,
       documentId: row.documentId,
     }));
