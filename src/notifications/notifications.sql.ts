@@ -32,6 +32,8 @@ function pageColumns(table: '' | 'n.'): string {
     storedAs[column] ? `CAST(${table}${column} AS CHAR) AS ${storedAs[column]}` : `${table}${column}`,
   ).join(', ');
 }
+const PAGE_COLUMNS = pageColumns('');
+const JOINED_PAGE_COLUMNS = pageColumns('n.');
 
 /** Every column of `notifications`, in entity order (checked against the entity in the repository spec). */
 export const NOTIFICATION_COLUMNS = [
@@ -146,11 +148,11 @@ export function notificationPageStatement(
   // to the position (ref access) rather than seek, and then only index entries are walked, not rows
   // (the full bench: 42 req/s at page 500 reading rows, about page 1's rate reading the index).
   if (!after && offset < deferredJoinFrom) {
-    return orderedStatement(pageColumns(''), userId, filters, take, offset, after);
+    return orderedStatement(PAGE_COLUMNS, userId, filters, take, offset, after);
   }
   const [ids, parameters] = notificationIdsStatement(userId, filters, take, offset, after);
   return [
-    `SELECT ${pageColumns('n.')} FROM notifications n JOIN (${ids}) p ON p.id = n.id ORDER BY p.createdAt DESC, p.id DESC`,
+    `SELECT ${JOINED_PAGE_COLUMNS} FROM notifications n JOIN (${ids}) p ON p.id = n.id ORDER BY p.createdAt DESC, p.id DESC`,
     parameters,
   ];
 }

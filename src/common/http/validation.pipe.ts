@@ -2,6 +2,7 @@ import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@ne
 import { getMetadataStorage } from 'class-validator';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/error-codes.js';
+import { memoizeValidationRules } from '../validation/validation-metadata-cache.js';
 
 function flatten(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
@@ -95,6 +96,7 @@ function isObject(value: unknown): value is object {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationRules();
   return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
