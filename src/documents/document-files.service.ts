@@ -52,7 +52,7 @@ export interface ContentVersion {
 @Injectable()
 export class DocumentFilesService {
   private readonly logger = new Logger(DocumentFilesService.name);
-  private readonly validation = createValidationPipe();
+  private readonly validation = createValidationPipe({ checkedRequestValues: false });
 
   constructor(
     private readonly documents: DocumentsRepository,

@@ -25,7 +25,7 @@ const asQuery = { type: 'query', metatype: PageQuery } as const;
 
 describe('validation pipe, query DTOs', () => {
   it('answers a repeated query with an equal DTO of its own, every time', async () => {
-    const pipe = createValidationPipe();
+    const pipe = createValidationPipe({ checkedRequestValues: true });
     const first = (await pipe.transform({ limit: '5', tag: ['a', 'b'] }, asQuery)) as PageQuery;
     const again = (await pipe.transform({ limit: '5', tag: ['a', 'b'] }, asQuery)) as PageQuery;
     expect(first).toBeInstanceOf(PageQuery);
@@ -43,7 +43,7 @@ describe('validation pipe, query DTOs', () => {
   });
 
   it('refuses an invalid query every time it comes, whatever validated before', async () => {
-    const pipe = createValidationPipe();
+    const pipe = createValidationPipe({ checkedRequestValues: true });
     await pipe.transform({ limit: '5' }, asQuery);
     for (let attempt = 0; attempt < 2; attempt++) {
       await expect(pipe.transform({ limit: '500' }, asQuery)).rejects.toMatchObject({
@@ -60,12 +60,25 @@ describe('validation pipe, query DTOs', () => {
   });
 
   it('validates a query with a non-string value as it comes (no shortcut)', async () => {
-    const pipe = createValidationPipe();
+    const pipe = createValidationPipe({ checkedRequestValues: true });
     await expect(pipe.transform({ limit: { deep: '1' } }, asQuery)).rejects.toMatchObject({
       code: 'validation_failed',
     });
     await expect(pipe.transform({ limit: { deep: '1' } }, asQuery)).rejects.toMatchObject({
       code: 'validation_failed',
     });
+  });
+});
+
+describe('validation pipe, values not from a checked request', () => {
+  const asBody = { type: 'body', metatype: PageQuery } as const;
+
+  it("keeps Nest's walks (e.g. for multipart fields): a sparse array's gaps are closed in place", async () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const sparse = { tag: [, 'a', , 'b'] };
+    const dto = (await createValidationPipe({ checkedRequestValues: false }).transform(sparse, asBody)) as PageQuery;
+    expect(dto.tag).toEqual(['a', 'b']);
+    expect(sparse.tag).toEqual(['a', 'b']);
+    expect(Object.keys(sparse.tag)).toEqual(['0', '1']);
   });
 });
