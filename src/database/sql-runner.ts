@@ -216,6 +216,14 @@ export function isoFromStored(stored: string): string {
   return `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
 }
 
+/**
+ * A DATETIME(3) as a driver answers it (mysql2: a Date, read in the pool's UTC; better-sqlite3:
+ * the stored UTC text 'YYYY-MM-DD HH:MM:SS[.mmm]') as a Date.
+ */
+export function dateFromStored(stored: unknown): Date {
+  return stored instanceof Date ? stored : new Date(isoFromStored(String(stored)));
+}
+
 /** MySQL/MariaDB chose this transaction as a deadlock's victim and rolled it back: it may be run again. */
 export function isDeadlock(error: unknown): boolean {
   const driverError = error instanceof QueryFailedError ? error.driverError : error;

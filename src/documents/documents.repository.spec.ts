@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { databasesUnderTest } from '../../test/support/databases.js';
@@ -211,6 +211,28 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     expect(found?.document).toEqual(await stored());
     expect(found).toEqual({ document, projectRole: null });
     await expect(repository.findById(randomUUID(), document.uploadedBy)).resolves.toBeNull();
+  });
+
+  it('reads a trashed document and a list page as TypeORM hydrates them', async () => {
+    const documents = dataSource.getRepository(Document);
+    await documents.update(document.id, {
+      deletedAt: new Date('2026-03-04T05:06:07.089Z'),
+      deletedBy: editor,
+      sha256: null,
+      tags: [],
+      metadata: {},
+    });
+    const trashed = await repository.findTrashed(document.id, document.uploadedBy);
+    expect(trashed?.document).toBeInstanceOf(Document);
+    expect(trashed?.document).toEqual(await stored());
+    expect(trashed?.document.deletedAt).toEqual(new Date('2026-03-04T05:06:07.089Z'));
+
+    const page = await repository.trashPage(true, uploader, 100, 0);
+    const mine = page.find((row) => row.id === document.id);
+    expect(mine).toEqual(await stored());
+    const expected = await documents.findBy({ id: In(page.map((row) => row.id)) });
+    expect(page).toEqual(expect.arrayContaining(expected));
+    expect(page).toHaveLength(expected.length);
   });
 
   it("reads the caller's role in the document's project with it", async () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
+import { dateFromStored, EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
 import type { DomainEvent } from '../events/domain-event.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
@@ -28,7 +28,7 @@ import {
   type SqlDialect,
 } from './documents.sql.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
-import { Document } from './entities/document.entity.js';
+import { Document, type DocumentStatus } from './entities/document.entity.js';
 
 /** The fields an update may change. */
 export type EditableDocumentFields = Partial<Pick<Document, 'title' | 'description' | 'tags' | 'metadata'>>;
@@ -137,14 +137,14 @@ export class DocumentsRepository {
     if (!carriesTotal) {
       const total = await this.count(visibility, filters);
       if (offset >= total) return { documents: [], total };
-      return { documents: (await read()).map((row) => this.documents.fromRow(row)), total };
+      return { documents: (await read()).map(documentFromRow), total };
     }
     const rows = await read();
     // Nothing on this page: it is the total only when it was the first.
     if (rows.length === 0) {
       return { documents: [], total: offset === 0 && !after ? 0 : await this.count(visibility, filters) };
     }
-    return { documents: rows.map((row) => this.documents.fromRow(row)), total: Number(rows[0].total) };
+    return { documents: rows.map(documentFromRow), total: Number(rows[0].total) };
   }
 
   /** The MariaDB search's visibility, with `byTokens` when the caller's tokens name few documents (see MAX_SCOPED_DOCUMENTS). */
@@ -168,7 +168,7 @@ export class DocumentsRepository {
     const rows = await this.sql.select<Record<string, unknown>>(
       ...trashPageStatement(everything, userId, take, offset),
     );
-    return rows.map((row) => this.documents.fromRow(row));
+    return rows.map(documentFromRow);
   }
 
   /** A document field's value in the form its column stores (list filters and cursor positions). */
@@ -326,7 +326,7 @@ export class DocumentsRepository {
 
   private withAccess(row: Record<string, unknown>): DocumentWithAccess {
     const role = row.callerProjectRole;
-    return { document: this.documents.fromRow(row), projectRole: isProjectRole(role) ? role : null };
+    return { document: documentFromRow(row), projectRole: isProjectRole(role) ? role : null };
   }
 
   private updateStatement({ from, values, updatedAt, rowVersion }: DocumentWrite): SqlStatement {
@@ -355,4 +355,35 @@ export class DocumentsRepository {
       DOCUMENT_HISTORY_COLUMNS.map((column) => this.historyRows.toColumn(column, entry[column])),
     ];
   }
+}
+
+/**
+ * A row of DOCUMENT_COLUMNS as the entity, converted as TypeORM hydrates it (the repository spec
+ * compares the two on both databases) but by hand: TypeORM's per-column conversion (a regular
+ * expression per SQLite date, a lookup per column) cost ~15 µs of an update's CPU.
+ */
+function documentFromRow(row: Record<string, unknown>): Document {
+  const document = new Document();
+  document.id = row.id as string;
+  document.projectId = row.projectId as string;
+  document.documentTypeId = row.documentTypeId as string;
+  document.title = row.title as string;
+  document.description = row.description as string;
+  document.fileName = row.fileName as string;
+  // BIGINT: text from mysql2, a number from better-sqlite3.
+  document.fileSize = Number(row.fileSize);
+  document.mimeType = row.mimeType as string;
+  document.currentVersion = Number(row.currentVersion);
+  document.status = row.status as DocumentStatus;
+  // simple-json: the JSON text on both databases.
+  document.tags = JSON.parse(row.tags as string) as string[];
+  document.metadata = JSON.parse(row.metadata as string) as Record<string, unknown>;
+  document.uploadedBy = row.uploadedBy as string;
+  document.rowVersion = Number(row.rowVersion);
+  document.createdAt = dateFromStored(row.createdAt);
+  document.updatedAt = dateFromStored(row.updatedAt);
+  document.sha256 = (row.sha256 ?? null) as string | null;
+  document.deletedAt = row.deletedAt === null || row.deletedAt === undefined ? null : dateFromStored(row.deletedAt);
+  document.deletedBy = (row.deletedBy ?? null) as string | null;
+  return document;
 }
