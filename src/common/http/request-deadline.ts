@@ -26,7 +26,8 @@ function bytesMoved(request: FastifyRequest): number {
 export function enforceRequestDeadline(fastify: FastifyInstance, timeoutMs: number): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     const idleLimited = isLongTransferRoute(request);
-    let moved = bytesMoved(request);
+    // Only an idle-limited route needs the byte counts (bytesWritten copies the socket's write queue).
+    let moved = idleLimited ? bytesMoved(request) : 0;
     let workTickGiven = false;
     let timer: NodeJS.Timeout;
     const expire = () => {
