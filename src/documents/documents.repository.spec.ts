@@ -213,7 +213,7 @@ describe.each(databasesUnderTest())('DocumentsRepository on %s', (kind) => {
     await expect(repository.findById(randomUUID(), document.uploadedBy)).resolves.toBeNull();
   });
 
-  it('reads a trashed document and a list page as TypeORM hydrates them', async () => {
+  it('reads a trashed document and a trash page as TypeORM hydrates them', async () => {
     const documents = dataSource.getRepository(Document);
     await documents.update(document.id, {
       deletedAt: new Date('2026-03-04T05:06:07.089Z'),
