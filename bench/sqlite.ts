@@ -5,6 +5,8 @@ export interface SqliteStatement {
   run(...params: unknown[]): { changes: number };
   all(...params: unknown[]): unknown[];
   get(...params: unknown[]): unknown;
+  /** From now on all() answers each row as an array of its values. */
+  raw(toggle: boolean): SqliteStatement;
 }
 
 export interface SqliteDatabase {

@@ -71,6 +71,18 @@ describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
     await expect(fixture.sql.select(query, [2])).resolves.toEqual(await fixture.dataSource.query(query, [2]));
   });
 
+  it('answers rows as arrays in select-list order, and the same SELECT still as objects', async () => {
+    // The select list is not in the table's column order: the values must follow the list.
+    const query = 'SELECT name, id, flag FROM t WHERE id >= ? ORDER BY id';
+    await expect(fixture.sql.selectTuples(query, [2])).resolves.toEqual([
+      ['two', 2, 0],
+      [null, 3, 1],
+    ]);
+    // SQLite keeps one prepared statement per mode: the raw one must not answer object selects.
+    await expect(fixture.sql.select(query, [2])).resolves.toEqual(await fixture.dataSource.query(query, [2]));
+    await expect(fixture.sql.selectTuples(query, [3])).resolves.toEqual([[null, 3, 1]]);
+  });
+
   it('binds booleans as 0/1, as TypeORM stores them', async () => {
     const ids = async (flag: boolean) =>
       (await fixture.sql.select<{ id: number }>('SELECT id FROM t WHERE flag = ? ORDER BY id', [flag])).map(

@@ -36,6 +36,8 @@ export interface SqlTransaction {
 export class SqlRunner {
   /** Prepared statements per SQLite connection: a handful of shapes (one per filter combination). */
   private readonly statements = new WeakMap<SqliteDatabase, LRUCache<string, SqliteStatement>>();
+  /** The same for selectTuples: a raw statement answers arrays, so it is a statement of its own. */
+  private readonly rawStatements = new WeakMap<SqliteDatabase, LRUCache<string, SqliteStatement>>();
   /** SQLite: the end of the last queued transaction. */
   private sqliteQueue: Promise<unknown> = Promise.resolve();
 
@@ -46,6 +48,28 @@ export class SqlRunner {
       const native = nativeConnection(this.dataSource);
       if (native.kind === 'mysql') return run<T[]>(native.pool, sql, parameters);
       return Promise.resolve(this.prepared(native.database, sql).all(...sqliteValues(parameters)) as T[]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Rows as arrays, values in select-list order, for hot pages that map every row anyway.
+   * better-sqlite3 builds an object row through V8's API one property at a time, which costs more
+   * than the query on a 20-row page; a raw row is one array, and the caller's object literal has
+   * one fixed shape (bench: ~25 µs less per notification page). mysql2's generated row parser
+   * makes objects cheaply, so on MySQL their values are taken in field order (its per-query
+   * rowsAsArray option costs more than it saves).
+   */
+  selectTuples<T extends readonly unknown[]>(sql: string, parameters: unknown[]): Promise<T[]> {
+    try {
+      const native = nativeConnection(this.dataSource);
+      if (native.kind === 'mysql') {
+        return run<Record<string, unknown>[]>(native.pool, sql, parameters).then((rows) =>
+          rows.map((row) => Object.values(row) as unknown as T),
+        );
+      }
+      return Promise.resolve(this.prepared(native.database, sql, true).all(...sqliteValues(parameters)) as T[]);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -159,15 +183,16 @@ export class SqlRunner {
     }
   }
 
-  private prepared(database: SqliteDatabase, sql: string): SqliteStatement {
-    let cache = this.statements.get(database);
+  private prepared(database: SqliteDatabase, sql: string, raw = false): SqliteStatement {
+    const caches = raw ? this.rawStatements : this.statements;
+    let cache = caches.get(database);
     if (!cache) {
       cache = new LRUCache<string, SqliteStatement>({ max: 256 });
-      this.statements.set(database, cache);
+      caches.set(database, cache);
     }
     let statement = cache.get(sql);
     if (!statement) {
-      statement = database.prepare(sql);
+      statement = raw ? database.prepare(sql).raw(true) : database.prepare(sql);
       cache.set(sql, statement);
     }
     return statement;

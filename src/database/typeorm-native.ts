@@ -23,6 +23,8 @@ export interface MysqlPool {
 export interface SqliteStatement {
   all(...parameters: unknown[]): unknown[];
   run(...parameters: unknown[]): { changes: number };
+  /** From now on all() answers each row as an array of its values (better-sqlite3's raw mode). */
+  raw(toggle: boolean): SqliteStatement;
 }
 
 /** The part of a better-sqlite3 database (TypeORM's connection) used here. */

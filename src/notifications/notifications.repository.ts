@@ -44,11 +44,19 @@ export interface NotificationListItem {
   documentId: string | null;
 }
 
-/** A page row (notificationPageStatement): the dates as their stored text. */
-type StoredListRow = Omit<NotificationListItem, 'readAt' | 'createdAt'> & {
-  storedReadAt: string | null;
-  storedCreatedAt: string;
-};
+/** A page row (notificationPageStatement, NOTIFICATION_LIST_COLUMNS' order): the dates as their stored text. */
+type StoredListTuple = [
+  id: string,
+  userId: string,
+  subject: string,
+  message: string,
+  notificationType: string,
+  status: string,
+  storedReadAt: string | null,
+  storedCreatedAt: string,
+  event: string | null,
+  documentId: string | null,
+];
 
 export interface UnreadCount {
   unread: number;
@@ -96,22 +104,24 @@ export class NotificationsRepository {
   ): Promise<NotificationListItem[]> {
     const position = after && { createdAt: this.rows.toColumn('createdAt', after.createdAt), id: after.id };
     // The rows go straight to JSON: dates come as the stored text and become ISO once, with no
-    // Date object or entity per row (the list's hot path).
-    const rows = await this.sql.select<StoredListRow>(
+    // Date object, entity or driver-built object per row (the list's hot path).
+    const rows = await this.sql.selectTuples<StoredListTuple>(
       ...notificationPageStatement(userId, filters, take, offset, position),
     );
-    return rows.map((row) => ({
-      id: row.id,
-      userId: row.userId,
-      subject: row.subject,
-      message: row.message,
-      notificationType: row.notificationType,
-      status: row.status,
-      readAt: row.storedReadAt === null ? null : isoFromStored(row.storedReadAt),
-      createdAt: isoFromStored(row.storedCreatedAt),
-      event: row.event,
-      documentId: row.documentId,
-    }));
+    return rows.map(
+      ([id, ownerId, subject, message, notificationType, status, readAt, createdAt, event, documentId]) => ({
+        id,
+        userId: ownerId,
+        subject,
+        message,
+        notificationType,
+        status,
+        readAt: readAt === null ? null : isoFromStored(readAt),
+        createdAt: isoFromStored(createdAt),
+        event,
+        documentId,
+      }),
+    );
   }
 
   /** One of the user's notifications; another user's is null. */
