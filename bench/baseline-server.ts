@@ -63,16 +63,23 @@ function mysqlDb(url: URL): Db {
     dateStrings: true,
     // The update's transaction in one round trip (every value is bound, never spliced in).
     multipleStatements: true,
+    maxPreparedStatements: 128,
   });
   const query = <T>(target: mysql.Pool | mysql.PoolConnection, sql: string, params: Value[]) =>
     new Promise<T>((resolve, reject) =>
       target.query(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T))),
     );
+  // A single statement as a server-side prepared statement, kept per connection: no SQL text to
+  // parse again on the server, no values escaped into it or rows as text on the client.
+  const execute = <T>(sql: string, params: Value[]) =>
+    new Promise<T>((resolve, reject) =>
+      pool.execute(sql, params as mysql.ExecuteValues[], (error, rows) => (error ? reject(error) : resolve(rows as T))),
+    );
   return {
-    all: <T>(sql: string, params: Value[]) => query<T[]>(pool, sql, params),
+    all: <T>(sql: string, params: Value[]) => execute<T[]>(sql, params),
     tuples: async <T extends readonly Value[]>(sql: string, params: Value[]) =>
-      (await query<Record<string, Value>[]>(pool, sql, params)).map((row) => Object.values(row) as unknown as T),
-    run: async (sql, params) => void (await query(pool, sql, params)),
+      (await execute<Record<string, Value>[]>(sql, params)).map((row) => Object.values(row) as unknown as T),
+    run: async (sql, params) => void (await execute(sql, params)),
     async updateWithInserts(update, inserts) {
       const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
         pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),

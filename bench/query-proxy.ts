@@ -43,6 +43,11 @@ export class QueryProxy {
       this.sockets.add(client);
       this.sockets.add(upstream);
       let buffer: Buffer = Buffer.alloc(0);
+      // Prepared statements by id (from the server's answer to STMT_PREPARE), so that an
+      // STMT_EXECUTE is counted under its SQL. mysql2 sends one command at a time per connection:
+      // the first bytes from the server after a STMT_PREPARE are its answer.
+      const prepared = new Map<number, string>();
+      let preparing: string | undefined;
       client.on('data', (chunk: Buffer) => {
         upstream.write(chunk);
         buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
@@ -53,13 +58,23 @@ export class QueryProxy {
           if (sequence === 0 && length > 0) {
             const code = buffer[4];
             const command = COMMANDS[code] ?? `0x${code.toString(16)}`;
-            const sql = code === 0x03 ? buffer.toString('utf8', 5, 4 + Math.min(length, 4000)) : undefined;
+            const text =
+              code === 0x03 || code === 0x16 ? buffer.toString('utf8', 5, 4 + Math.min(length, 4000)) : undefined;
+            if (code === 0x16) preparing = text;
+            const sql = code === 0x17 && length >= 5 ? prepared.get(buffer.readUInt32LE(5)) : text;
             this.captured.push({ command, sql, connection });
           }
           buffer = buffer.subarray(4 + length);
         }
       });
-      upstream.on('data', (chunk: Buffer) => client.write(chunk));
+      upstream.on('data', (chunk: Buffer) => {
+        // STMT_PREPARE_OK: header (4 bytes), status 0x00, statement id (4 bytes, little-endian).
+        if (preparing !== undefined && chunk.length >= 9) {
+          if (chunk[4] === 0x00) prepared.set(chunk.readUInt32LE(5), preparing);
+          preparing = undefined;
+        }
+        client.write(chunk);
+      });
       const close = () => {
         client.destroy();
         upstream.destroy();

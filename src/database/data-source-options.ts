@@ -4,6 +4,13 @@ import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/configuration.js';
 /**
+ * Prepared statements a pooled MySQL connection keeps: the runner's fixed statements are a few
+ * dozen; one with an IN list of varying length is a statement per length, mostly used rarely, and
+ * the least recently used ones are closed first.
+ */
+export const MYSQL_PREPARED_PER_CONNECTION = 128;
+
+/**
  * The one place that turns configuration into TypeORM connection options. The schema (entities,
  * migrations) is not known here: the composition on top (src/data-source.ts) adds it.
  */
@@ -48,6 +55,10 @@ export function buildDataSourceOptions(config: Pick<DatabaseConfig, 'connection'
       waitForConnections: true,
       queueLimit: 500,
       enableKeepAlive: true,
+      // The SQL runner's prepared statements, per connection (least recently used closed first):
+      // the server counts them against max_prepared_stmt_count (16,382 by default) across all
+      // connections of all instances, so 10 connections keep at most 1,280 per instance.
+      maxPreparedStatements: MYSQL_PREPARED_PER_CONNECTION,
     },
   };
 }

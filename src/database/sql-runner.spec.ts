@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createTestDatabase,
@@ -6,6 +6,8 @@ import {
   type DatabaseKind,
   type TestDatabase,
 } from '../../test/support/databases.js';
+import { parseDatabaseUrl } from '../config/database-url.js';
+import { buildDataSourceOptions, MYSQL_PREPARED_PER_CONNECTION } from './data-source-options.js';
 import { afterOneRow, SqlRunner, isUniqueViolation } from './sql-runner.js';
 
 /** A DataSource on a fresh database of the given kind; MySQL gets a one-connection pool. */
@@ -266,5 +268,54 @@ describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunne
     await expect(names(fixture)).resolves.toEqual(['one', 'two']);
     await expect(fixture.sql.select('SELECT 1 AS ok', [])).resolves.toEqual([{ ok: 1 }]);
     await expect(fixture.sql.writeIfChanged(rename(1, 'uno', 'one'), insert(4, 'four'))).resolves.toBe(true);
+  });
+});
+
+// Statements other than transaction control and the write batch run as server-side prepared
+// statements, kept per connection up to the configured bound (the real connection options).
+describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunner on %s, prepared statements', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let sql: SqlRunner;
+  beforeAll(async () => {
+    database = await createTestDatabase('mysql');
+    const options = buildDataSourceOptions({ connection: parseDatabaseUrl(database.url), timeoutMs: 5000 });
+    // The service's options (prepared statements per connection included), on one connection.
+    dataSource = await new DataSource({ ...options, poolSize: 1 } as DataSourceOptions).initialize();
+    sql = new SqlRunner(dataSource);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  /** The connection's statement counters, read as text (one connection: every call here shares it). */
+  const counters = async () => {
+    const rows = await dataSource.query<{ Variable_name: string; Value: string }[]>(
+      "SHOW SESSION STATUS LIKE 'Com_stmt_%'",
+    );
+    return Object.fromEntries(rows.map((row) => [row.Variable_name, Number(row.Value)]));
+  };
+
+  it('prepares a statement once per connection and executes it each time', async () => {
+    const before = await counters();
+    for (let i = 0; i < 3; i++)
+      await expect(sql.select('SELECT ? + 1 AS next', [i])).resolves.toEqual([{ next: i + 1 }]);
+    await expect(sql.selectTuples('SELECT ? + 1 AS next', [5])).resolves.toEqual([[6]]);
+    const after = await counters();
+    expect(after.Com_stmt_prepare - before.Com_stmt_prepare).toBe(1);
+    expect(after.Com_stmt_execute - before.Com_stmt_execute).toBe(4);
+  });
+
+  it(`keeps at most ${MYSQL_PREPARED_PER_CONNECTION} per connection, closing the least recently used`, async () => {
+    const before = await counters();
+    const distinct = MYSQL_PREPARED_PER_CONNECTION + 5;
+    for (let i = 0; i < distinct; i++) await sql.select(`SELECT ${i} AS n FROM DUAL WHERE ? = 1`, [1]);
+    const after = await counters();
+    const open = (c: Record<string, number>) => c.Com_stmt_prepare - c.Com_stmt_close;
+    expect(after.Com_stmt_prepare - before.Com_stmt_prepare).toBe(distinct);
+    expect(after.Com_stmt_close - before.Com_stmt_close).toBeGreaterThanOrEqual(5);
+    // Since the connection opened (the first test's statement included).
+    expect(open(after)).toBe(MYSQL_PREPARED_PER_CONNECTION);
   });
 });

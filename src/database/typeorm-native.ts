@@ -11,6 +11,8 @@ type MysqlCallback = (error: Error | null, result: unknown) => void;
 /** The part of a mysql2 callback connection used here. */
 export interface MysqlConnection {
   query(sql: string, values: unknown[], callback: MysqlCallback): void;
+  /** A server-side prepared statement, prepared on the connection's first use of `sql` and kept. */
+  execute(sql: string, values: unknown[], callback: MysqlCallback): void;
   release(): void;
   destroy(): void;
 }
@@ -18,6 +20,7 @@ export interface MysqlConnection {
 /** The part of mysql2's callback pool (the one TypeORM's MySQL driver creates) used here. */
 export interface MysqlPool {
   query(sql: string, values: unknown[], callback: MysqlCallback): void;
+  execute(sql: string, values: unknown[], callback: MysqlCallback): void;
 }
 
 export interface SqliteStatement {
