@@ -1,4 +1,5 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import mysql from 'mysql2';
 
 /** MySQL protocol command bytes worth naming. */
 const COMMANDS: Record<number, string> = {
@@ -46,7 +47,7 @@ export class QueryProxy {
       // Prepared statements by id (from the server's answer to STMT_PREPARE), so that an
       // STMT_EXECUTE is counted under its SQL. mysql2 sends one command at a time per connection:
       // the first bytes from the server after a STMT_PREPARE are its answer.
-      const prepared = new Map<number, string>();
+      const prepared = new Map<number, { sql: string; params: number }>();
       let preparing: string | undefined;
       client.on('data', (chunk: Buffer) => {
         upstream.write(chunk);
@@ -61,16 +62,18 @@ export class QueryProxy {
             const text =
               code === 0x03 || code === 0x16 ? buffer.toString('utf8', 5, 4 + Math.min(length, 4000)) : undefined;
             if (code === 0x16) preparing = text;
-            const sql = code === 0x17 && length >= 5 ? prepared.get(buffer.readUInt32LE(5)) : text;
+            const statement = code === 0x17 && length >= 5 ? prepared.get(buffer.readUInt32LE(5)) : undefined;
+            const sql = statement ? withValues(statement, buffer.subarray(4, 4 + length)) : text;
             this.captured.push({ command, sql, connection });
           }
           buffer = buffer.subarray(4 + length);
         }
       });
       upstream.on('data', (chunk: Buffer) => {
-        // STMT_PREPARE_OK: header (4 bytes), status 0x00, statement id (4 bytes, little-endian).
-        if (preparing !== undefined && chunk.length >= 9) {
-          if (chunk[4] === 0x00) prepared.set(chunk.readUInt32LE(5), preparing);
+        // STMT_PREPARE_OK: header (4 bytes), status 0x00, statement id (4 bytes), columns (2), parameters (2).
+        if (preparing !== undefined && chunk.length >= 13) {
+          if (chunk[4] === 0x00)
+            prepared.set(chunk.readUInt32LE(5), { sql: preparing, params: chunk.readUInt16LE(11) });
           preparing = undefined;
         }
         client.write(chunk);
@@ -129,4 +132,57 @@ export class QueryProxy {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+/**
+ * An executed prepared statement as the text statement it stands for (its values escaped into the
+ * placeholders, as mysql2's text protocol would send them), for EXPLAIN/ANALYZE of what was run.
+ * `body` is the COM_STMT_EXECUTE payload: command, statement id, flags, iteration count, then the
+ * NULL bitmap, the new-parameters-bound flag, a type per parameter and the non-NULL values.
+ * Undefined when a value's type is not one mysql2 sends.
+ */
+function withValues(statement: { sql: string; params: number }, body: Buffer): string | undefined {
+  if (statement.params === 0) return statement.sql;
+  let offset = 10;
+  const nulls = body.subarray(offset, offset + ((statement.params + 7) >> 3));
+  offset += nulls.length;
+  if (body[offset++] !== 1) return undefined;
+  const types: number[] = [];
+  for (let i = 0; i < statement.params; i++, offset += 2) types.push(body[offset]);
+  const lengthCoded = (): number => {
+    const first = body[offset++];
+    if (first < 0xfb) return first;
+    const size = first === 0xfc ? 2 : first === 0xfd ? 3 : 8;
+    const value = body.readUIntLE(offset, Math.min(size, 6));
+    offset += size;
+    return value;
+  };
+  const values: (string | number | null)[] = [];
+  for (let i = 0; i < statement.params; i++) {
+    if (nulls[i >> 3] & (1 << (i & 7))) {
+      values.push(null);
+      continue;
+    }
+    const type = types[i];
+    if (type === 0x01) values.push(body.readInt8(offset++));
+    else if (type === 0x03) (values.push(body.readInt32LE(offset)), (offset += 4));
+    else if (type === 0x08) (values.push(Number(body.readBigInt64LE(offset))), (offset += 8));
+    else if (type === 0x05) (values.push(body.readDoubleLE(offset)), (offset += 8));
+    else if (type === 0x0c || type === 0x07 || type === 0x0a) {
+      const size = body[offset++];
+      const part = (at: number, bytes: number) => body.readUIntLE(offset + at, bytes);
+      const two = (n: number) => String(n).padStart(2, '0');
+      let text =
+        size >= 4 ? `${String(part(0, 2)).padStart(4, '0')}-${two(part(2, 1))}-${two(part(3, 1))}` : '0000-00-00';
+      if (size >= 7) text += ` ${two(part(4, 1))}:${two(part(5, 1))}:${two(part(6, 1))}`;
+      if (size >= 11) text += `.${String(part(7, 4)).padStart(6, '0')}`;
+      values.push(text);
+      offset += size;
+    } else if ([0x0f, 0xf5, 0xfc, 0xfd, 0xfe].includes(type)) {
+      const size = lengthCoded();
+      values.push(body.toString('utf8', offset, offset + size));
+      offset += size;
+    } else return undefined;
+  }
+  return mysql.format(statement.sql, values);
 }
