@@ -165,10 +165,16 @@ function withValues(statement: { sql: string; params: number }, body: Buffer): s
     }
     const type = types[i];
     if (type === 0x01) values.push(body.readInt8(offset++));
-    else if (type === 0x03) (values.push(body.readInt32LE(offset)), (offset += 4));
-    else if (type === 0x08) (values.push(Number(body.readBigInt64LE(offset))), (offset += 8));
-    else if (type === 0x05) (values.push(body.readDoubleLE(offset)), (offset += 8));
-    else if (type === 0x0c || type === 0x07 || type === 0x0a) {
+    else if (type === 0x03) {
+      values.push(body.readInt32LE(offset));
+      offset += 4;
+    } else if (type === 0x08) {
+      values.push(Number(body.readBigInt64LE(offset)));
+      offset += 8;
+    } else if (type === 0x05) {
+      values.push(body.readDoubleLE(offset));
+      offset += 8;
+    } else if (type === 0x0c || type === 0x07 || type === 0x0a) {
       const size = body[offset++];
       const part = (at: number, bytes: number) => body.readUIntLE(offset + at, bytes);
       const two = (n: number) => String(n).padStart(2, '0');
