@@ -85,6 +85,13 @@ describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
     await expect(fixture.sql.selectTuples(query, [3])).resolves.toEqual([[null, 3, 1]]);
   });
 
+  it('binds an undefined value as NULL', async () => {
+    const nameless = 'SELECT id FROM t WHERE name IS NULL AND ? IS NULL';
+    await expect(fixture.sql.select(nameless, [undefined])).resolves.toEqual([{ id: 3 }]);
+    await expect(fixture.sql.selectTuples(nameless, [undefined])).resolves.toEqual([[3]]);
+    await expect(fixture.sql.transaction((tx) => tx.select(nameless, [undefined]))).resolves.toEqual([{ id: 3 }]);
+  });
+
   it('binds booleans as 0/1, as TypeORM stores them', async () => {
     const ids = async (flag: boolean) =>
       (await fixture.sql.select<{ id: number }>('SELECT id FROM t WHERE flag = ? ORDER BY id', [flag])).map(

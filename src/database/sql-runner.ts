@@ -26,8 +26,8 @@ export interface SqlTransaction {
  * (SQLite) TypeORM already owns and configures. It skips what TypeORM adds around every query (a
  * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace, a copy
  * of the rows), which on the notification list, the token check and the document update costs
- * more CPU than the query. On MySQL a transaction is START TRANSACTION ... COMMIT on one pooled
- * connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
+ * more CPU than the query. On MySQL statements run as prepared statements (runPrepared), and a
+ * transaction is START TRANSACTION ... COMMIT on one pooled connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
  * other the runner has open (TypeORM would nest a concurrent one as a savepoint of the first, so a
  * rollback of either would undo both). Errors are the driver's own, which the error mapping
  * recognises by code (a lost database is still a 503).
@@ -218,8 +218,10 @@ function run<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: un
  * ~30 µs less MariaDB CPU and ~45 µs less Node CPU per query.
  */
 function runPrepared<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: unknown[]): Promise<T> {
+  // The text protocol sent an undefined value as NULL; execute() refuses it.
+  const values = parameters.includes(undefined) ? parameters.map((value) => value ?? null) : parameters;
   return new Promise((resolve, reject) => {
-    target.execute(sql, parameters, (error, result) => (error ? reject(error) : resolve(result as T)));
+    target.execute(sql, values, (error, result) => (error ? reject(error) : resolve(result as T)));
   });
 }
 
