@@ -83,12 +83,14 @@ describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
     // SQLite keeps one prepared statement per mode: the raw one must not answer object selects.
     await expect(fixture.sql.select(query, [2])).resolves.toEqual(await fixture.dataSource.query(query, [2]));
     await expect(fixture.sql.selectTuples(query, [3])).resolves.toEqual([[null, 3, 1]]);
+    await expect(fixture.sql.selectTuples(query, [3], { prepared: true })).resolves.toEqual([[null, 3, 1]]);
   });
 
   it('binds an undefined value as NULL', async () => {
     const nameless = 'SELECT id FROM t WHERE name IS NULL AND ? IS NULL';
     await expect(fixture.sql.select(nameless, [undefined])).resolves.toEqual([{ id: 3 }]);
-    await expect(fixture.sql.selectTuples(nameless, [undefined])).resolves.toEqual([[3]]);
+    await expect(fixture.sql.select(nameless, [undefined], { prepared: true })).resolves.toEqual([{ id: 3 }]);
+    await expect(fixture.sql.selectTuples(nameless, [undefined], { prepared: true })).resolves.toEqual([[3]]);
     await expect(fixture.sql.transaction((tx) => tx.select(nameless, [undefined]))).resolves.toEqual([{ id: 3 }]);
   });
 
@@ -278,8 +280,8 @@ describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunne
   });
 });
 
-// Statements other than transaction control and the write batch run as server-side prepared
-// statements, kept per connection up to the configured bound (the real connection options).
+// Reads that ask for it run as server-side prepared statements, kept per connection up to the
+// configured bound (the real connection options); everything else as text.
 describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunner on %s, prepared statements', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
@@ -296,6 +298,8 @@ describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunne
     await database?.drop();
   });
 
+  const PREPARED = { prepared: true } as const;
+
   /** The connection's statement counters, read as text (one connection: every call here shares it). */
   const counters = async () => {
     const rows = await dataSource.query<{ Variable_name: string; Value: string }[]>(
@@ -307,17 +311,27 @@ describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunne
   it('prepares a statement once per connection and executes it each time', async () => {
     const before = await counters();
     for (let i = 0; i < 3; i++)
-      await expect(sql.select('SELECT ? + 1 AS next', [i])).resolves.toEqual([{ next: i + 1 }]);
-    await expect(sql.selectTuples('SELECT ? + 1 AS next', [5])).resolves.toEqual([[6]]);
+      await expect(sql.select('SELECT ? + 1 AS next', [i], PREPARED)).resolves.toEqual([{ next: i + 1 }]);
+    await expect(sql.selectTuples('SELECT ? + 1 AS next', [5], PREPARED)).resolves.toEqual([[6]]);
     const after = await counters();
     expect(after.Com_stmt_prepare - before.Com_stmt_prepare).toBe(1);
     expect(after.Com_stmt_execute - before.Com_stmt_execute).toBe(4);
   });
 
+  it('runs a read as text unless it asks to be prepared, and a transaction as text', async () => {
+    const before = await counters();
+    await expect(sql.select('SELECT ? + 2 AS next', [1])).resolves.toEqual([{ next: 3 }]);
+    await expect(sql.selectTuples('SELECT ? + 2 AS next', [2])).resolves.toEqual([[4]]);
+    await expect(sql.transaction((tx) => tx.select('SELECT ? + 2 AS next', [3]))).resolves.toEqual([{ next: 5 }]);
+    const after = await counters();
+    expect(after.Com_stmt_prepare - before.Com_stmt_prepare).toBe(0);
+    expect(after.Com_stmt_execute - before.Com_stmt_execute).toBe(0);
+  });
+
   it(`keeps at most ${MYSQL_PREPARED_PER_CONNECTION} per connection, closing the least recently used`, async () => {
     const before = await counters();
     const distinct = MYSQL_PREPARED_PER_CONNECTION + 5;
-    for (let i = 0; i < distinct; i++) await sql.select(`SELECT ${i} AS n FROM DUAL WHERE ? = 1`, [1]);
+    for (let i = 0; i < distinct; i++) await sql.select(`SELECT ${i} AS n FROM DUAL WHERE ? = 1`, [1], PREPARED);
     const after = await counters();
     const open = (c: Record<string, number>) => c.Com_stmt_prepare - c.Com_stmt_close;
     expect(after.Com_stmt_prepare - before.Com_stmt_prepare).toBe(distinct);

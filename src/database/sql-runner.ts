@@ -14,6 +14,18 @@ import {
 /** One statement and its parameters. */
 export type SqlStatement = [sql: string, parameters: unknown[]];
 
+/**
+ * How a read runs on MySQL. `prepared`: as a server-side prepared statement (runPrepared), for hot
+ * statements of a fixed shape with no derived table. Text otherwise: MariaDB 10.11 ran the
+ * notification list's deferred join (a derived table with `LIMIT ?`) prepared at ~2 ms where the
+ * same text took ~0.3 ms, with the same plan and rows read (slow log), and the cursor fell from
+ * ~2,000 to ~320 req/s; other statements were not measured one by one. SQLite prepares every
+ * statement anyway.
+ */
+export interface SelectOptions {
+  prepared?: boolean;
+}
+
 /** Statements inside one transaction. */
 export interface SqlTransaction {
   select<T>(sql: string, parameters: unknown[]): Promise<T[]>;
@@ -26,8 +38,8 @@ export interface SqlTransaction {
  * (SQLite) TypeORM already owns and configures. It skips what TypeORM adds around every query (a
  * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace, a copy
  * of the rows), which on the notification list, the token check and the document update costs
- * more CPU than the query. On MySQL statements run as prepared statements (runPrepared), and a
- * transaction is START TRANSACTION ... COMMIT on one pooled connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
+ * more CPU than the query. On MySQL the hot reads run as prepared statements (SelectOptions), and
+ * a transaction is START TRANSACTION ... COMMIT on one pooled connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
  * other the runner has open (TypeORM would nest a concurrent one as a savepoint of the first, so a
  * rollback of either would undo both). Errors are the driver's own, which the error mapping
  * recognises by code (a lost database is still a 503).
@@ -43,10 +55,10 @@ export class SqlRunner {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  select<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+  select<T>(sql: string, parameters: unknown[], options: SelectOptions = {}): Promise<T[]> {
     try {
       const native = nativeConnection(this.dataSource);
-      if (native.kind === 'mysql') return runPrepared<T[]>(native.pool, sql, parameters);
+      if (native.kind === 'mysql') return (options.prepared ? runPrepared : run)<T[]>(native.pool, sql, parameters);
       return Promise.resolve(this.prepared(native.database, sql).all(...sqliteValues(parameters)) as T[]);
     } catch (error) {
       return Promise.reject(error);
@@ -61,12 +73,16 @@ export class SqlRunner {
    * makes objects cheaply, so on MySQL their values are taken in field order (its per-query
    * rowsAsArray option costs more than it saves).
    */
-  selectTuples<T extends readonly unknown[]>(sql: string, parameters: unknown[]): Promise<T[]> {
+  selectTuples<T extends readonly unknown[]>(
+    sql: string,
+    parameters: unknown[],
+    options: SelectOptions = {},
+  ): Promise<T[]> {
     try {
       const native = nativeConnection(this.dataSource);
       if (native.kind === 'mysql') {
-        return runPrepared<Record<string, unknown>[]>(native.pool, sql, parameters).then((rows) =>
-          rows.map((row) => Object.values(row) as unknown as T),
+        return (options.prepared ? runPrepared : run)<Record<string, unknown>[]>(native.pool, sql, parameters).then(
+          (rows) => rows.map((row) => Object.values(row) as unknown as T),
         );
       }
       return Promise.resolve(this.prepared(native.database, sql, true).all(...sqliteValues(parameters)) as T[]);
@@ -164,9 +180,9 @@ export class SqlRunner {
       if (readCommitted) await run(connection, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', []);
       await run(connection, 'START TRANSACTION', []);
       const result = await work({
-        select: (sql, parameters) => runPrepared(connection, sql, parameters),
+        select: (sql, parameters) => run(connection, sql, parameters),
         execute: async (sql, parameters) =>
-          (await runPrepared<{ affectedRows: number }>(connection, sql, parameters)).affectedRows,
+          (await run<{ affectedRows: number }>(connection, sql, parameters)).affectedRows,
       });
       await run(connection, 'COMMIT', []);
       connection.release();
@@ -200,8 +216,7 @@ export class SqlRunner {
 }
 
 /**
- * A statement as text (mysql2 splices the escaped values in): transaction control and the
- * multi-statement write batch, which MySQL cannot prepare. mysql2's callback API: its promise
+ * A statement as text (mysql2 splices the escaped values in). mysql2's callback API: its promise
  * wrapper captures a stack trace per query.
  */
 function run<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: unknown[]): Promise<T> {
@@ -211,11 +226,10 @@ function run<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: un
 }
 
 /**
- * Every other statement as a server-side prepared statement (binary protocol), prepared once per
- * pooled connection and kept (up to MYSQL_PREPARED_PER_CONNECTION, data-source-options.ts):
- * the server neither parses the text again nor sends values as text, and the client neither
- * escapes values into the text nor parses text rows. On the bench's notification page alone:
- * ~30 µs less MariaDB CPU and ~45 µs less Node CPU per query.
+ * A server-side prepared statement (binary protocol), prepared once per pooled connection and kept
+ * (up to MYSQL_PREPARED_PER_CONNECTION, data-source-options.ts): the server does not parse the
+ * text again, and the client neither escapes values into text nor parses text rows. On the bench's
+ * notification page alone: ~30 µs less MariaDB CPU and ~45 µs less Node CPU per query.
  */
 function runPrepared<T>(target: MysqlPool | MysqlConnection, sql: string, parameters: unknown[]): Promise<T> {
   // The text protocol sent an undefined value as NULL; execute() refuses it.

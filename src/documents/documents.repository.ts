@@ -262,7 +262,8 @@ export class DocumentsRepository {
     id: string,
     callerId: string,
   ): Promise<{ caller: AuthContext | null; row?: Record<string, unknown> }> {
-    const rows = await this.sql.select<Record<string, unknown>>(sql, [id, callerId]);
+    // Hot (every update and GET), one fixed shape, no derived table: prepared on MySQL (SelectOptions).
+    const rows = await this.sql.select<Record<string, unknown>>(sql, [id, callerId], { prepared: true });
     const [first] = rows;
     return { caller: callerFromRows(rows), row: first && first.id !== null ? first : undefined };
   }

@@ -27,8 +27,12 @@ import type { ChannelChoice } from './notification-preferences.js';
 import {
   notificationCountStatement,
   notificationPageStatement,
+  pageIsDeferredJoin,
   type NotificationListFilters,
 } from './notifications.sql.js';
+
+/** The list's and unread count's own statements: hot, of a fixed shape, no derived table (SelectOptions). */
+const PREPARED = { prepared: true } as const;
 
 /** One list item as the API answers it (NotificationDto's fields): dates in ISO form. */
 export interface NotificationListItem {
@@ -90,6 +94,7 @@ export class NotificationsRepository {
   async countInSession(session: TokenSession, filters: NotificationListFilters): Promise<number | null> {
     const [row] = await this.sql.select<{ value: string | number | null }>(
       ...withLiveSession(notificationCountStatement(session.userId, filters), session),
+      PREPARED,
     );
     return row ? Number(row.value ?? 0) : null;
   }
@@ -107,6 +112,8 @@ export class NotificationsRepository {
     // Date object, entity or driver-built object per row (the list's hot path).
     const rows = await this.sql.selectTuples<StoredListTuple>(
       ...notificationPageStatement(userId, filters, take, offset, position),
+      // The deferred join (deep pages, cursors) goes as text: see SelectOptions.
+      { prepared: !pageIsDeferredJoin(offset, position) },
     );
     return rows.map(
       ([id, ownerId, subject, message, notificationType, status, readAt, createdAt, event, documentId]) => ({
@@ -210,7 +217,7 @@ export class NotificationsRepository {
 
   /** As unreadCount, in the same statement as the session check: null when the session is not live. */
   async unreadCountInSession(session: TokenSession): Promise<UnreadCount | null> {
-    const rows = await this.sql.select<UnreadByTypeRow>(...unreadByTypeInSessionStatement(session));
+    const rows = await this.sql.select<UnreadByTypeRow>(...unreadByTypeInSessionStatement(session), PREPARED);
     return rows.length === 0 ? null : unreadCountOf(rows);
   }
 

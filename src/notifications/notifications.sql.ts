@@ -130,6 +130,11 @@ function orderedStatement(
 /** Below this offset a page is read straight off the index; from it on, the deferred join pays. */
 export const DEFERRED_JOIN_FROM = 1000;
 
+/** Whether notificationPageStatement reads this page through the deferred join (a derived table). */
+export function pageIsDeferredJoin(offset: number, after?: unknown, deferredJoinFrom = DEFERRED_JOIN_FROM): boolean {
+  return Boolean(after) || offset >= deferredJoinFrom;
+}
+
 /**
  * One page in one statement (pageColumns). Near the top (offset below DEFERRED_JOIN_FROM)
  * the rows come straight off the (userId, [filter,] createdAt, id) index in its order, with
@@ -147,7 +152,7 @@ export function notificationPageStatement(
   // After a cursor position, too, the deferred join: MariaDB may walk the user's index entries down
   // to the position (ref access) rather than seek, and then only index entries are walked, not rows
   // (the full bench: 42 req/s at page 500 reading rows, about page 1's rate reading the index).
-  if (!after && offset < deferredJoinFrom) {
+  if (!pageIsDeferredJoin(offset, after, deferredJoinFrom)) {
     return orderedStatement(PAGE_COLUMNS, userId, filters, take, offset, after);
   }
   const [ids, parameters] = notificationIdsStatement(userId, filters, take, offset, after);
