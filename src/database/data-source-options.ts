@@ -4,9 +4,8 @@ import { createConnection } from 'mysql2/promise';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/configuration.js';
 /**
- * Prepared statements a pooled MySQL connection keeps: the runner's fixed statements are a few
- * dozen; one with an IN list of varying length is a statement per length, mostly used rarely, and
- * the least recently used ones are closed first.
+ * Prepared statements a pooled MySQL connection keeps (least recently used closed first): the
+ * runner prepares only its hottest reads, a statement per filter combination (SelectOptions).
  */
 export const MYSQL_PREPARED_PER_CONNECTION = 128;
 
