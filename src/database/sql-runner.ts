@@ -39,9 +39,10 @@ export interface SqlTransaction {
  * QueryRunner, logging and event broadcast, a promise wrapper that captures a stack trace, a copy
  * of the rows), which on the notification list, the token check and the document update costs
  * more CPU than the query. On MySQL the hot reads run as prepared statements (SelectOptions), and
- * a transaction is START TRANSACTION ... COMMIT on one pooled connection; on SQLite it is TypeORM's own transaction on the one connection, queued behind any
- * other the runner has open (TypeORM would nest a concurrent one as a savepoint of the first, so a
- * rollback of either would undo both). Errors are the driver's own, which the error mapping
+ * a transaction is START TRANSACTION ... COMMIT on one pooled connection; on SQLite it is TypeORM's
+ * own transaction on the one connection, queued behind any other the runner has open (TypeORM
+ * would nest a concurrent one as a savepoint of the first, so a rollback of either would undo
+ * both). Errors are the driver's own, which the error mapping
  * recognises by code (a lost database is still a 503).
  */
 @Injectable()
