@@ -64,6 +64,8 @@ function mysqlDb(url: URL): Db {
     // The update's transaction in one round trip (every value is bound, never spliced in).
     multipleStatements: true,
   });
+  // Text statements: prepared ones (execute) cost this server more Node CPU than they saved
+  // MariaDB's (4 A/B pairs; README, Performance).
   const query = <T>(target: mysql.Pool | mysql.PoolConnection, sql: string, params: Value[]) =>
     new Promise<T>((resolve, reject) =>
       target.query(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T))),
@@ -248,11 +250,7 @@ type NotificationTuple = [
   documentId: string | null,
 ];
 
-/**
- * A page's select list (of `table`). Statements go as text on MySQL: prepared statements cost this
- * server more Node CPU than they saved MariaDB's (4 A/B pairs; the service, whose pool answers
- * DATETIMEs as Dates, gains from them: README, Performance).
- */
+/** A page's select list, of `table`. */
 const notificationFields = (table: '' | 'n.') =>
   ['id', 'userId', 'subject', 'message', 'notificationType', 'status', 'readAt', 'createdAt', 'event', 'documentId']
     .map((column) => table + column)

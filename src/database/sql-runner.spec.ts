@@ -8,7 +8,7 @@ import {
 } from '../../test/support/databases.js';
 import { parseDatabaseUrl } from '../config/database-url.js';
 import { buildDataSourceOptions, MYSQL_PREPARED_PER_CONNECTION } from './data-source-options.js';
-import { afterOneRow, SqlRunner, isUniqueViolation } from './sql-runner.js';
+import { afterOneRow, PREPARED, SqlRunner, isUniqueViolation } from './sql-runner.js';
 
 /** A DataSource on a fresh database of the given kind; MySQL gets a one-connection pool. */
 function openDataSource(kind: DatabaseKind, database?: TestDatabase): Promise<DataSource> {
@@ -83,14 +83,14 @@ describe.each(databasesUnderTest())('SqlRunner on %s', (kind) => {
     // SQLite keeps one prepared statement per mode: the raw one must not answer object selects.
     await expect(fixture.sql.select(query, [2])).resolves.toEqual(await fixture.dataSource.query(query, [2]));
     await expect(fixture.sql.selectTuples(query, [3])).resolves.toEqual([[null, 3, 1]]);
-    await expect(fixture.sql.selectTuples(query, [3], { prepared: true })).resolves.toEqual([[null, 3, 1]]);
+    await expect(fixture.sql.selectTuples(query, [3], PREPARED)).resolves.toEqual([[null, 3, 1]]);
   });
 
   it('binds an undefined value as NULL', async () => {
     const nameless = 'SELECT id FROM t WHERE name IS NULL AND ? IS NULL';
     await expect(fixture.sql.select(nameless, [undefined])).resolves.toEqual([{ id: 3 }]);
-    await expect(fixture.sql.select(nameless, [undefined], { prepared: true })).resolves.toEqual([{ id: 3 }]);
-    await expect(fixture.sql.selectTuples(nameless, [undefined], { prepared: true })).resolves.toEqual([[3]]);
+    await expect(fixture.sql.select(nameless, [undefined], PREPARED)).resolves.toEqual([{ id: 3 }]);
+    await expect(fixture.sql.selectTuples(nameless, [undefined], PREPARED)).resolves.toEqual([[3]]);
     await expect(fixture.sql.transaction((tx) => tx.select(nameless, [undefined]))).resolves.toEqual([{ id: 3 }]);
   });
 
@@ -297,8 +297,6 @@ describe.each(databasesUnderTest().filter((kind) => kind === 'mysql'))('SqlRunne
     await dataSource?.destroy();
     await database?.drop();
   });
-
-  const PREPARED = { prepared: true } as const;
 
   /** The connection's statement counters, read as text (one connection: every call here shares it). */
   const counters = async () => {

@@ -26,6 +26,9 @@ export interface SelectOptions {
   prepared?: boolean;
 }
 
+/** A read of a hot statement of a fixed shape with no derived table (see SelectOptions). */
+export const PREPARED: SelectOptions = { prepared: true };
+
 /** Statements inside one transaction. */
 export interface SqlTransaction {
   select<T>(sql: string, parameters: unknown[]): Promise<T[]>;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { dateFromStored, EntityRows, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
+import { dateFromStored, EntityRows, PREPARED, SqlRunner, type SqlStatement } from '../database/sql-runner.js';
 import type { DomainEvent } from '../events/domain-event.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
@@ -262,8 +262,8 @@ export class DocumentsRepository {
     id: string,
     callerId: string,
   ): Promise<{ caller: AuthContext | null; row?: Record<string, unknown> }> {
-    // Hot (every update and GET), one fixed shape, no derived table: prepared on MySQL (SelectOptions).
-    const rows = await this.sql.select<Record<string, unknown>>(sql, [id, callerId], { prepared: true });
+    // Every update and GET reads through here.
+    const rows = await this.sql.select<Record<string, unknown>>(sql, [id, callerId], PREPARED);
     const [first] = rows;
     return { caller: callerFromRows(rows), row: first && first.id !== null ? first : undefined };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { TokenSession } from '../auth/token-session.js';
-import { EntityRows, isDeadlock, isoFromStored, SqlRunner } from '../database/sql-runner.js';
+import { EntityRows, isDeadlock, isoFromStored, PREPARED, SqlRunner } from '../database/sql-runner.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import { withLiveSession } from '../users/users.sql.js';
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
@@ -30,9 +30,6 @@ import {
   pageIsDeferredJoin,
   type NotificationListFilters,
 } from './notifications.sql.js';
-
-/** The list's and unread count's own statements: hot, of a fixed shape, no derived table (SelectOptions). */
-const PREPARED = { prepared: true } as const;
 
 /** One list item as the API answers it (NotificationDto's fields): dates in ISO form. */
 export interface NotificationListItem {
