@@ -9,7 +9,6 @@ import { AuthService } from './auth.service.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { LoginThrottleModule } from './login-throttle/login-throttle.module.js';
-import { VerifiedTokens } from './verified-tokens.js';
 
 @Module({
   imports: [
@@ -21,6 +20,6 @@ import { VerifiedTokens } from './verified-tokens.js';
     LoginThrottleModule,
   ],
   controllers: [AuthController],
-  providers: [AuthService, JwtStrategy, VerifiedTokens, { provide: APP_GUARD, useClass: JwtAuthGuard }],
+  providers: [AuthService, JwtStrategy, { provide: APP_GUARD, useClass: JwtAuthGuard }],
 })
 export class AuthModule {}

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { Public } from '../common/http/route-access.js';
 import type { UsersService } from '../users/users.service.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
-import { VerifiedTokens } from './verified-tokens.js';
 
 class Undeclared {
   handler(): void {}
@@ -23,7 +22,7 @@ function contextFor(controller: new () => { handler(): void }): ExecutionContext
 }
 
 describe('JwtAuthGuard', () => {
-  const guard = new JwtAuthGuard(new Reflector(), {} as UsersService, new VerifiedTokens());
+  const guard = new JwtAuthGuard(new Reflector(), {} as UsersService);
 
   it('refuses a route that declares no access rule (fail closed)', async () => {
     await expect(guard.canActivate(contextFor(Undeclared))).rejects.toMatchObject({ code: 'forbidden' });

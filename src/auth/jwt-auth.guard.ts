@@ -6,9 +6,7 @@ import { ApiError } from '../common/errors/error-codes.js';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
 import { UsersService } from '../users/users.service.js';
 import { hasPermission, type AuthenticatedUser } from './authenticated-user.js';
-import { bearerTokenOf } from './jwt.strategy.js';
 import { sessionUser, type TokenSession, type VerifiedToken } from './token-session.js';
-import { VerifiedTokens } from './verified-tokens.js';
 
 interface AuthRequest {
   user?: AuthenticatedUser;
@@ -17,11 +15,9 @@ interface AuthRequest {
 
 /**
  * The one global guard: reads the route's declared access rule (see route-access.ts), lets public
- * routes through, authenticates every other request with the bearer token, and checks a required
+ * routes through, and for every other request verifies the bearer token, checks the session (the
+ * user exists, is active, the token version is current: one primary-key read) and a required
  * catalogue permission. A route that declares no rule is refused: nothing slips past by omission.
- * The session (user exists, is active, token version current) is checked on every request: here
- * with the user's roles, or, on `@SessionCheckedByQuery()` routes, by the route's first statement.
- * A token's signature and claims are verified once per process (see VerifiedTokens).
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
@@ -32,7 +28,6 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly users: UsersService,
-    private readonly verifiedTokens: VerifiedTokens,
   ) {
     super();
   }
@@ -46,12 +41,9 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     if (access.kind === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthRequest>();
     const session = await this.verifiedSession(context, request);
-    if (access.kind === 'session-in-query' || (access.kind === 'policy' && access.sessionCheckedByQuery)) {
-      request.tokenSession = session;
-      return true;
-    }
     const user = await this.authenticate(session);
     request.user = user;
+    request.tokenSession = session;
     if (access.kind === 'permission') {
       if (!holds(user, access.permission)) {
         throw new ApiError('forbidden', `This operation needs the ${access.permission} permission.`);
@@ -60,16 +52,12 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     return true;
   }
 
-  /** The bearer token's session: passport verifies a token this process has not verified before. */
+  /** The bearer token's session, verified by passport-jwt (signature, issuer, audience, expiry). */
   private async verifiedSession(context: ExecutionContext, request: AuthRequest): Promise<TokenSession> {
-    const token = bearerTokenOf(request);
-    const known = token ? this.verifiedTokens.sessionOf(token) : undefined;
-    if (known) return known;
     await super.canActivate(context);
     // Passport put the verified token where the user goes (JwtStrategy.validate).
     const verified = request.user as unknown as VerifiedToken;
     request.user = undefined;
-    if (token) this.verifiedTokens.remember(token, verified);
     return verified.session;
   }
 

@@ -13,7 +13,7 @@ export interface TokenSession {
 
 /**
  * What passport-jwt hands the guard for a token it verified: the session and the token's `exp`
- * (seconds). VerifiedTokens hands the same session object to every request with that token.
+ * (seconds).
  */
 export interface VerifiedToken {
   session: TokenSession;

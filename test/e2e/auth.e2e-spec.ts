@@ -192,8 +192,6 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
       expect((await listWith(expired)).body.details).toMatch(/expired/);
     });
 
-    // The guard keeps the tokens it verified (VerifiedTokens): what it answers for one must not
-    // change for its altered copies, nor outlive the token's exp.
     it('refuses altered copies of a token it has already accepted', async () => {
       const valid = sign({ sub: t.user('alice').id, ver: 0 });
       expect((await listWith(valid)).status).toBe(200);

@@ -36,6 +36,8 @@ const UNAVAILABLE_CODES = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT',
+  // Galera: "WSREP has not yet prepared node for application use" (a node joining or leaving).
+  'ER_UNKNOWN_COM_ERROR',
   'ER_LOCK_DEADLOCK',
   'ER_QUERY_TIMEOUT',
   'ER_CONNECTION_KILLED',

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, type EntityManager } from 'typeorm';
+import { isRetryableConflict } from './database-errors.js';
+
+/** The handle every repository write takes: TypeORM's EntityManager of the open transaction. */
+export type Tx = EntityManager;
+
+export interface TransactionOptions {
+  /** MySQL/MariaDB only: locking reads lock the rows they find and no gaps (SQLite has one writer anyway). */
+  readCommitted?: boolean;
+}
+
+/** Attempts of one transaction before a conflict reaches the caller (as 503 with Retry-After). */
+export const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * The one transaction API. `run(work)` opens a transaction with TypeORM, hands `work` its
+ * EntityManager, commits when `work` resolves and rolls back when it throws. A deadlock, a Galera
+ * certification conflict or a busy SQLite runs the whole of `work` again (see docs/decisions/0001).
+ * Every write in the service goes through here; `work` passes its manager down and never opens a
+ * second transaction. On SQLite, TypeORM shares one connection, so transactions run one at a time.
+ */
+@Injectable()
+export class Transactions {
+  private sqliteTail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async run<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(work, options);
+      } catch (error) {
+        if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableConflict(error)) throw error;
+        await sleep(backoffMs(attempt));
+      }
+    }
+  }
+
+  private once<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
+    if (this.dataSource.options.type !== 'better-sqlite3') {
+      return options.readCommitted
+        ? this.dataSource.transaction('READ COMMITTED', work)
+        : this.dataSource.transaction(work);
+    }
+    // TypeORM would nest a concurrent transaction on the one SQLite connection as a savepoint.
+    const result = this.sqliteTail.then(() => this.dataSource.transaction(work));
+    this.sqliteTail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/** 10, 40, 90 ms plus jitter, so two conflicting writers do not meet again. */
+function backoffMs(attempt: number): number {
+  return attempt * attempt * 10 + Math.floor(Math.random() * 10);
+}
