@@ -6,6 +6,7 @@ import { databaseConfig } from '../config/configuration.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { SqlRunner } from './sql-runner.js';
 import { MysqlDurabilityCheck } from './mysql-durability.check.js';
+import { Transactions } from './transactions.js';
 
 /** What the composition root hands the database core: every feature's entities and the migrations. */
 export interface DatabaseSchema {
@@ -32,8 +33,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [MysqlDurabilityCheck, SqlRunner],
-      exports: [SqlRunner],
+      providers: [MysqlDurabilityCheck, SqlRunner, Transactions],
+      exports: [SqlRunner, Transactions],
     };
   }
 }
