@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EntityRows, type SqlTransaction } from '../database/sql-runner.js';
+import type { Tx } from '../database/transactions.js';
 import type { DomainEvent } from './domain-event.js';
 import { OutboxEvent } from './entities/outbox-event.entity.js';
 import { signalOutboxWrite } from './outbox-signal.js';
@@ -34,7 +35,25 @@ export class OutboxRepository {
     return [OUTBOX_INSERT_SQL, OUTBOX_COLUMNS.map((column) => this.rows.toColumn(column, row[column]))];
   }
 
-  async append(tx: SqlTransaction, event: DomainEvent, at?: Date): Promise<void> {
-    await tx.execute(...this.insertStatement(event, at));
+  /** Writes the event in the change's transaction (a Tx from Transactions.run, or the legacy runner's). */
+  async append(
+    tx: Tx | SqlTransaction,
+    event: DomainEvent,
+    at?: Date,
+    options: { dispatched?: boolean } = {},
+  ): Promise<void> {
+    if ('execute' in tx) {
+      await tx.execute(...this.insertStatement(event, at, options));
+      return;
+    }
+    const when = at ?? new Date();
+    const row = Object.assign(new OutboxEvent(), {
+      id: randomUUID(),
+      ...event,
+      createdAt: when,
+      dispatchedAt: options.dispatched ? when : null,
+    });
+    await tx.getRepository(OutboxEvent).save(row, { reload: false });
+    if (!options.dispatched) signalOutboxWrite();
   }
 }
