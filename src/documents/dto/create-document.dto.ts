@@ -30,7 +30,9 @@ export class CreateDocumentDto extends UpdateDocumentDto {
 export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadata', 'title', 'tags'] as const) {
   @ApiPropertyOptional({
     type: 'array',
-    items: { type: 'string' },
+    // One part may carry every tag, comma-separated.
+    items: { type: 'string', maxLength: DOCUMENT_LIMITS.tagsMax * (DOCUMENT_LIMITS.tagMax + 1) },
+    maxItems: DOCUMENT_LIMITS.tagsMax,
     example: ['contract', 'legal'],
     description:
       'One part per tag, or comma-separated tags in one part (what Swagger UI sends): "contract,legal". Each ' +
