@@ -60,7 +60,8 @@ export class DocumentsRepository {
   /** A new document with its first version: the rows, its uploader as participant and the event. */
   async insert(tx: Tx, change: DocumentChange): Promise<void> {
     await tx.insert(Document, change.document as QueryDeepPartialEntity<Document>);
-    await this.recordChange(tx, change);
+    // document.created is for the project's members (NotificationDispatcher), never stored as heard.
+    await this.recordChange(tx, change, false);
   }
 
   /**
@@ -82,7 +83,11 @@ export class DocumentsRepository {
     if (result.affected !== 1) {
       throw new ApiError('conflict', 'The document changed while this request applied; try again.');
     }
-    await this.recordChange(tx, change);
+    // Any other document event is for its participants but the actor: with none, nobody is to hear of it.
+    const othersTakePart =
+      from.uploadedBy !== change.history.changedBy ||
+      (await tx.existsBy(DocumentParticipant, { documentId: from.id, userId: Not(change.history.changedBy) }));
+    await this.recordChange(tx, change, !othersTakePart);
   }
 
   /** Newest first, at most `limit` entries. */
@@ -149,7 +154,11 @@ export class DocumentsRepository {
   }
 
   /** The rows every change writes with the document: history, version, participant, event. */
-  private async recordChange(tx: Tx, { history, version, event, document }: DocumentChange): Promise<void> {
+  private async recordChange(
+    tx: Tx,
+    { history, version, event, document }: DocumentChange,
+    dispatched: boolean,
+  ): Promise<void> {
     await tx.insert(DocumentHistory, history as QueryDeepPartialEntity<DocumentHistory>);
     if (version) await tx.insert(DocumentVersion, version);
     // Whoever changes a document takes part in it from then on (DocumentParticipants).
@@ -160,6 +169,6 @@ export class DocumentsRepository {
       .values({ documentId: document.id, userId: history.changedBy })
       .orIgnore()
       .execute();
-    await this.outbox.append(tx, event, document.updatedAt);
+    await this.outbox.append(tx, event, document.updatedAt, { dispatched });
   }
 }
