@@ -260,20 +260,15 @@ export function documentPageStatement(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The search on MariaDB. document_search copies each document's searched text, its trash mark and a
-// tokens naming its project and uploader (`scope`, in the FULLTEXT index; migration DocumentSearchScope). Joining
-// every full-text match to documents to learn its project cost a primary-key fetch per match (a
-// word in 0.5% of 1,000,000 documents: 5,000 fetches, ~36 ms, for the ~50 a typical user may read);
-// requiring one of the caller's project tokens (or their own) in the MATCH lets the index intersect instead.
+// The search on MariaDB. document_search copies each document's searched text, trash mark and
+// FULLTEXT tokens naming its project and uploader (`scope`; migration DocumentSearchScope), so that
+// the MATCH itself can keep to what the caller may read instead of a join per match.
 
 const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
 
 /**
- * The tokens' MATCH reads every entry of each token it names (≈ 0.5 µs each, the words' own
- * entries aside), where the join reads one row per match of the words (≈ 7 µs each, 6 page reads).
- * So the tokens are used while the documents they name are few: at most this many projects, and
- * (searchScopeEstimateStatement) this many documents. Beyond, a rare word would pay for a big project
- * (measured: 1.8 s for a user who uploaded all 1,000,000 documents, against 0.2 s joined).
+ * The tokens are used while the documents they name are few (at most this many projects and, by the
+ * optimizer's estimate, documents); beyond, joining the words' matches to documents is cheaper.
  */
 export const MAX_SCOPED_PROJECTS = 50;
 export const MAX_SCOPED_DOCUMENTS = 20_000;
@@ -308,8 +303,8 @@ function searchScope(
 
 /**
  * Before a MariaDB search: how many documents (trashed ones too: their tokens stay) the tokens would
- * name, as the optimizer estimates them from the project and uploader indexes (index dives; about
- * 0.5 ms, where counting reads every entry: 3.9 ms for 10,000). An EXPLAIN: the sum of its `rows`
+ * name, as the optimizer estimates them from the project and uploader indexes (index dives are
+ * cheaper than counting). An EXPLAIN: the sum of its `rows`
  * is the estimate; the search uses the tokens (`byTokens`) when it is at most MAX_SCOPED_DOCUMENTS.
  * Undefined: no tokens to weigh (everything, or too many projects).
  */
