@@ -24,6 +24,7 @@ export class DocumentParticipants1763800000040 implements MigrationInterface {
             referencedTableName: 'documents',
             referencedColumnNames: ['id'],
             onDelete: 'CASCADE',
+            onUpdate: 'NO ACTION',
           }),
           new TableForeignKey({
             name: 'FK_document_participants_user',
@@ -31,6 +32,7 @@ export class DocumentParticipants1763800000040 implements MigrationInterface {
             referencedTableName: 'users',
             referencedColumnNames: ['id'],
             onDelete: 'CASCADE',
+            onUpdate: 'NO ACTION',
           }),
         ],
       }),
