@@ -1,6 +1,6 @@
 import type { BenchConfig } from './config.js';
 import { adminConnection } from './load-mysql.js';
-import { documentWithCallerSql } from '../src/documents/documents.sql.js';
+import { documentWithCallerSql } from './documents/doc-statements.js';
 import {
   notificationCountStatement,
   notificationIdsStatement,

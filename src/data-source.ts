@@ -5,6 +5,7 @@ import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
+import { DocumentParticipant } from './documents/entities/document-participant.entity.js';
 import { DocumentType } from './document-types/entities/document-type.entity.js';
 import { DocumentVersion } from './documents/entities/document-version.entity.js';
 import { Document } from './documents/entities/document.entity.js';
@@ -33,6 +34,7 @@ export const ENTITIES = [
   Document,
   DocumentHistory,
   DocumentVersion,
+  DocumentParticipant,
   Notification,
   NotificationCount,
   OutboxEvent,

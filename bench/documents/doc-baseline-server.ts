@@ -16,9 +16,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
 import mysql from 'mysql2/promise';
 import {
-  DOCUMENT_COLUMNS,
   DOCUMENT_SORTS,
-  documentByIdSql,
   documentCountStatement,
   documentPageStatement,
   MAX_SCOPED_DOCUMENTS,
@@ -26,7 +24,8 @@ import {
   searchScopeEstimateStatement,
   type DocumentSort,
   type DocumentVisibility,
-} from '../../src/documents/documents.sql.js';
+} from '../../src/documents/document-search.repository.js';
+import { DOCUMENT_COLUMNS, documentByIdSql } from './doc-statements.js';
 import { AUTH_CONTEXT_SQL, callerFromRows } from '../../src/users/users.sql.js';
 import { openSqlite, type SqliteDatabase } from '../sqlite.js';
 import { tokenVerifier } from '../verified-token.js';

@@ -2,7 +2,7 @@
 // documents with realistic titles. Deterministic, so both databases and every run get the same data.
 import { createHash } from 'node:crypto';
 import { identityKey } from '../../src/common/text/identity-key.js';
-import { DOCUMENT_COLUMNS as SERVICE_DOCUMENT_COLUMNS } from '../../src/documents/documents.sql.js';
+import { DOCUMENT_COLUMNS as SERVICE_DOCUMENT_COLUMNS } from './doc-statements.js';
 import { sqlDate, type Row } from '../datagen.js';
 import { rng } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';

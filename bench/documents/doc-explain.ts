@@ -12,7 +12,7 @@ import {
   type DocumentSort,
   type DocumentVisibility,
   type SqlDialect,
-} from '../../src/documents/documents.sql.js';
+} from '../../src/documents/document-search.repository.js';
 import { RARE_WORD, docProjectId, docUserId, memberProjects, type DocPlan } from './doc-datagen.js';
 
 interface Shape {

@@ -10,7 +10,7 @@ import { databaseConfig, storageConfig } from '../config/configuration.js';
 import { SCHEMA } from '../data-source.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
-import { DocumentsService } from '../documents/documents.service.js';
+import { DocumentTrashService } from '../documents/document-trash.service.js';
 import { parseFlags, runCli } from './cli-support.js';
 
 const USAGE = 'Usage: npm run trash:purge';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   try {
-    const { documents, files } = await context.get(DocumentsService).purgeExpired();
+    const { documents, files } = await context.get(DocumentTrashService).purgeExpired();
     console.log(`Purged ${documents} document(s) from the trash and removed ${files} stored file(s).`);
   } finally {
     await context.close();

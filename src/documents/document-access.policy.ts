@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { ApiError } from '../common/errors/error-codes.js';
 import type { ProjectRole } from '../projects/project-role.js';
 import type { Document } from './entities/document.entity.js';
 
@@ -44,6 +45,36 @@ export class DocumentAccessPolicy {
   /** May this user create documents in a project where their role is `projectRole`? */
   canCreateIn(user: AuthenticatedUser, projectRole: ProjectRole | null): boolean {
     return projectRole === 'contributor' || projectRole === 'manager' || hasPermission(user, 'documents', 'create');
+  }
+
+  /** The document, if it exists and this user may read it; else 404, so its existence is not revealed. */
+  readable(
+    documentId: string,
+    found: (DocumentAccess & { document: Document }) | null,
+    user: AuthenticatedUser,
+  ): Document {
+    if (!found || !this.canRead(user, found)) {
+      throw new ApiError('document_not_found', `No document has the id ${documentId}.`);
+    }
+    return found.document;
+  }
+
+  /** The document, if this user may change it (`what`: "change" or "add a version to"); 404 or 403 otherwise. */
+  changeable(
+    documentId: string,
+    found: (DocumentAccess & { document: Document }) | null,
+    user: AuthenticatedUser,
+    what = 'change',
+  ): Document {
+    const document = this.readable(documentId, found, user);
+    if (!this.canChange(user, found!)) {
+      throw new ApiError(
+        'forbidden',
+        'Only the uploader (while a contributor of the project), a project manager or a user whose role ' +
+          `grants documents:update may ${what} this document.`,
+      );
+    }
+    return document;
   }
 
   private ownsOrManages(user: AuthenticatedUser, { document, projectRole }: DocumentAccess): boolean {

@@ -1,5 +1,5 @@
 import { ApiError } from '../common/errors/error-codes.js';
-import type { KeysetSort } from './documents.sql.js';
+import type { KeysetSort } from './document-search.repository.js';
 
 /** A position in one sort order: the sort, the last item's sort value and its id. */
 export interface DocumentCursor {

@@ -1,4 +1,4 @@
-import { Controller, Get, Head, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Head, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBearerAuth,
@@ -15,8 +15,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentSession, CurrentUser } from '../auth/current-user.decorator.js';
-import type { TokenSession } from '../auth/token-session.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ApiError, type ErrorCode } from '../common/errors/error-codes.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
@@ -25,9 +24,12 @@ import { UsesPolicy } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { DocumentFilesService, type ContentVersion } from './document-files.service.js';
-import { etagOf } from './documents.service.js';
-import { AddVersionFormDto } from './dto/add-version.dto.js';
-import { CreateDocumentFormDto } from './dto/create-document.dto.js';
+import { storageConfig, type StorageConfig } from '../config/configuration.js';
+import { FileStore } from '../storage/file-store.js';
+import { etagOf } from './document-change.js';
+import { readUploadForm } from './upload-form.js';
+import { AddVersionDto, AddVersionFormDto } from './dto/add-version.dto.js';
+import { CreateDocumentDto, CreateDocumentFormDto, DOCUMENT_FORM_FIELDS } from './dto/create-document.dto.js';
 import { ContentQueryDto, ListVersionsQueryDto } from './dto/document-files-query.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
 import { DocumentVersionDto, DocumentVersionListResponseDto } from './dto/document-version-response.dto.js';
@@ -84,6 +86,21 @@ const DOWNLOAD_SAFETY = {
   'content-security-policy': "sandbox; default-src 'none'",
 };
 
+/**
+ * Runs `check` before the request body is read; a refusal then asks for `Connection: close`, so
+ * that the rest of an unwanted upload is not received.
+ */
+async function refuseUnread(request: FastifyRequest, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    if (error instanceof ApiError && !request.raw.readableEnded) {
+      throw new ApiError(error.code, error.details, { ...error.headers, connection: 'close' });
+    }
+    throw error;
+  }
+}
+
 function applyDecorators(...decorators: (ClassDecorator | MethodDecorator | PropertyDecorator)[]): MethodDecorator {
   return (target, key, descriptor) => {
     for (const decorator of decorators) (decorator as MethodDecorator)(target, key, descriptor);
@@ -95,7 +112,11 @@ function applyDecorators(...decorators: (ClassDecorator | MethodDecorator | Prop
 @UsesPolicy('document')
 @Controller('api/documents')
 export class DocumentFilesController {
-  constructor(private readonly files: DocumentFilesService) {}
+  constructor(
+    private readonly files: DocumentFilesService,
+    private readonly store: FileStore,
+    @Inject(storageConfig.KEY) private readonly storage: StorageConfig,
+  ) {}
 
   @Post()
   @RouteConfig(MULTIPART_UPLOAD_ROUTE)
@@ -138,32 +159,14 @@ export class DocumentFilesController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentResponseDto> {
-    const document = await this.files.create(request, reply, user);
+    const { input, upload } = await readUploadForm(request, reply, this.store, {
+      dto: CreateDocumentDto,
+      maxFileBytes: this.storage.uploadMaxBytes,
+      maxFields: DOCUMENT_FORM_FIELDS,
+      beforeFile: (fields) => this.files.checkCreateTarget(fields, user),
+    });
+    const document = await this.files.create(input, upload, user);
     void reply.code(201).header('etag', etagOf(document)).header('location', `/api/documents/${document.id}`);
-    return { document: DocumentDto.from(document) };
-  }
-
-  @Get(':documentId')
-  @UsesPolicy('document', { sessionCheckedByQuery: true })
-  @ApiOperation({
-    summary: 'Read a document',
-    description:
-      'For members of its project, its uploader and roles granting documents:read; anyone else is told it does ' +
-      'not exist (404). The ETag is the one PUT and new versions take in If-Match.',
-  })
-  @ApiParam({ name: 'documentId', format: 'uuid' })
-  @ApiOkResponse({ type: DocumentResponseDto, headers: ETAG_HEADER })
-  @ApiErrors(400, BAD_ID)
-  @ApiErrors(401, UNAUTHORIZED)
-  @ApiErrors(404, NOT_FOUND)
-  @ApiCommonErrors()
-  async get(
-    @Param('documentId', uuidParam('documentId')) documentId: string,
-    @CurrentSession() session: TokenSession,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<DocumentResponseDto> {
-    const document = await this.files.get(documentId, session);
-    void reply.header('etag', etagOf(document));
     return { document: DocumentDto.from(document) };
   }
 
@@ -306,7 +309,13 @@ export class DocumentFilesController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentResponseDto> {
-    const document = await this.files.addVersion(documentId, request, reply, user, ifMatch);
+    await refuseUnread(request, () => this.files.checkVersionable(documentId, user, ifMatch));
+    const { input, upload } = await readUploadForm(request, reply, this.store, {
+      dto: AddVersionDto,
+      maxFileBytes: this.storage.uploadMaxBytes,
+      maxFields: 1,
+    });
+    const document = await this.files.addVersion(documentId, input, upload, user, ifMatch);
     void reply.code(201).header('etag', etagOf(document));
     return { document: DocumentDto.from(document) };
   }

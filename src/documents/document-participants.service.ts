@@ -1,12 +1,91 @@
 import { Injectable } from '@nestjs/common';
-import { DocumentsRepository } from './documents.repository.js';
+import { DataSource } from 'typeorm';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import { ProjectMember } from '../projects/entities/project-member.entity.js';
+import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
+import { Role } from '../users/entities/role.entity.js';
+import { UserRole } from '../users/entities/user-role.entity.js';
+import { DocumentAccessPolicy } from './document-access.policy.js';
+import { DocumentParticipant } from './entities/document-participant.entity.js';
+import { Document } from './entities/document.entity.js';
 
-/** What other features ask about a document's people: who takes part in it (uploader and every editor). */
+/** A participant as the read rule sees them: their role in the document's project and their roles' permissions. */
+export interface ParticipantAccess {
+  user: AuthenticatedUser;
+  projectRole: ProjectRole | null;
+}
+
+/**
+ * Who hears of a document: those of its participants (uploader, everyone who changed it) who may
+ * read it now, by the same rule as every read (DocumentAccessPolicy.canRead).
+ */
+export function currentReaders(
+  policy: DocumentAccessPolicy,
+  document: Pick<Document, 'uploadedBy'>,
+  participants: readonly ParticipantAccess[],
+): string[] {
+  return participants
+    .filter(({ user, projectRole }) => policy.canRead(user, { document, projectRole }))
+    .map(({ user }) => user.id);
+}
+
+/** What other features ask about a document's people. */
 @Injectable()
 export class DocumentParticipants {
-  constructor(private readonly documents: DocumentsRepository) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly policy: DocumentAccessPolicy,
+  ) {}
 
-  of(documentId: string): Promise<string[]> {
-    return this.documents.participantIds(documentId);
+  /**
+   * The ids of the document's participants who may still read it (none for an unknown document):
+   * its uploader and everyone who changed it, read off document_participants.
+   */
+  async of(documentId: string): Promise<string[]> {
+    const manager = this.dataSource.manager;
+    const document = await manager.findOne(Document, {
+      select: { id: true, uploadedBy: true, projectId: true },
+      where: { id: documentId },
+    });
+    if (!document) return [];
+    const rows = await manager
+      .createQueryBuilder(DocumentParticipant, 'p')
+      .leftJoin(ProjectMember, 'pm', 'pm.projectId = :projectId AND pm.userId = p.userId', {
+        projectId: document.projectId,
+      })
+      .select('p.userId', 'userId')
+      .addSelect('pm.role', 'projectRole')
+      .where('p.documentId = :documentId', { documentId })
+      .getRawMany<{ userId: string; projectRole: unknown }>();
+    const byId = new Map(rows.map((row) => [row.userId, isProjectRole(row.projectRole) ? row.projectRole : null]));
+    // Documents written before participants were rows still count their uploader.
+    if (!byId.has(document.uploadedBy)) byId.set(document.uploadedBy, null);
+    const outsiders = [...byId].filter(([, role]) => role === null).map(([id]) => id);
+    const roles = await this.rolesOf(outsiders);
+    const participants = [...byId].map(([id, projectRole]) => ({
+      user: { id, username: '', roles: roles.get(id) ?? [] },
+      projectRole,
+    }));
+    return currentReaders(this.policy, document, participants);
+  }
+
+  /** The roles (with permissions) of users outside the project: documents:read lets them read it. */
+  private async rolesOf(userIds: string[]): Promise<Map<string, AuthenticatedUser['roles']>> {
+    const byUser = new Map<string, AuthenticatedUser['roles']>();
+    if (userIds.length === 0) return byUser;
+    const rows = await this.dataSource.manager
+      .createQueryBuilder(UserRole, 'ur')
+      .innerJoin(Role, 'r', 'r.id = ur.roleId')
+      .select('ur.userId', 'userId')
+      .addSelect('r.name', 'name')
+      .addSelect('r.permissions', 'permissions')
+      .where('ur.userId IN (:...userIds)', { userIds })
+      .getRawMany<{ userId: string; name: string; permissions: string }>();
+    for (const row of rows) {
+      const list = byUser.get(row.userId) ?? [];
+      list.push({ name: row.name, permissions: JSON.parse(row.permissions) as Record<string, string[]> });
+      byUser.set(row.userId, list);
+    }
+    return byUser;
   }
 }

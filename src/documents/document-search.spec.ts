@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeDocumentCursor, encodeDocumentCursor } from './document-cursor.js';
 import { searchWords } from './documents.service.js';
-import { fullTextQuery } from './documents.sql.js';
+import { fullTextQuery } from './document-search.repository.js';
 
 const ID = '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f';
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -6,7 +6,6 @@ import {
   ApiConflictResponse,
   ApiForbiddenResponse,
   ApiHeader,
-  ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -17,8 +16,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentSession, CurrentUser } from '../auth/current-user.decorator.js';
-import type { TokenSession } from '../auth/token-session.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
@@ -26,12 +24,13 @@ import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { encodeDocumentCursor } from './document-cursor.js';
 import { ChangeStatusDto } from './dto/change-status.dto.js';
-import { DocumentListResponseDto, TrashedDocumentDto, TrashListResponseDto } from './dto/document-list-response.dto.js';
-import { DeleteDocumentQueryDto, ListDocumentsQueryDto, ListTrashQueryDto } from './dto/list-documents-query.dto.js';
+import { DocumentListResponseDto } from './dto/document-list-response.dto.js';
+import { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentHistoryEntryDto, DocumentHistoryResponseDto } from './dto/document-history-response.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
 import { UpdateDocumentDto } from './dto/update-document.dto.js';
-import { DocumentsService, etagOf } from './documents.service.js';
+import { etagOf } from './document-change.js';
+import { DocumentsService } from './documents.service.js';
 
 @ApiTags('documents')
 @ApiBearerAuth()
@@ -71,27 +70,32 @@ export class DocumentsController {
     };
   }
 
-  @Get('trash')
+  @Get(':documentId')
   @ApiOperation({
-    summary: 'List the documents in the trash that the caller could delete',
+    summary: 'Read a document',
     description:
-      'Deleted documents of projects the caller manages, their own uploads in projects where they are still a ' +
-      'contributor, or every deleted document for roles with documents:delete; last deleted first. A document ' +
-      'stays TRASH_RETENTION_DAYS in the trash, then the purge removes it.',
+      'For members of its project, its uploader and roles granting documents:read; anyone else is told it does ' +
+      'not exist (404). The ETag is the one PUT and new versions take in If-Match.',
   })
-  @ApiOkResponse({ type: TrashListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
+  @ApiParam({ name: 'documentId', format: 'uuid' })
+  @ApiOkResponse({
+    type: DocumentResponseDto,
+    headers: {
+      ETag: { description: 'Version of the returned document ("v<rowVersion>")', schema: { type: 'string' } },
+    },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: documentId must be a UUID' })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
   @ApiCommonErrors()
-  async trash(
-    @Query() query: ListTrashQueryDto,
+  async get(
+    @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
-  ): Promise<TrashListResponseDto> {
-    const { documents, total } = await this.documents.trash(query, user);
-    return {
-      documents: documents.map((document) => TrashedDocumentDto.fromTrashed(document)),
-      pagination: PaginationDto.of(query.page ?? 1, query.limit, total, null),
-    };
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<DocumentResponseDto> {
+    const document = await this.documents.get(documentId, user);
+    void reply.header('etag', etagOf(document));
+    return { document: DocumentDto.from(document) };
   }
 
   @Post(':documentId/status')
@@ -133,68 +137,7 @@ export class DocumentsController {
     return { document: DocumentDto.from(document) };
   }
 
-  @Delete(':documentId')
-  @HttpCode(204)
-  @ApiOperation({
-    summary: 'Delete a document (to the trash, or permanently)',
-    description:
-      'Moves the document to the trash: every route then answers 404 for it until it is restored; after ' +
-      'TRASH_RETENTION_DAYS the purge removes it. Allowed for the uploader (while a contributor), a project ' +
-      'manager, or documents:delete. With permanent=true (documents:purge) it is removed at once with its ' +
-      'versions, history and every stored file no other version uses.',
-  })
-  @ApiParam({ name: 'documentId', format: 'uuid' })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response; 412 when stale.' })
-  @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
-  @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
-  @ApiCommonErrors()
-  async remove(
-    @Param('documentId', uuidParam('documentId')) documentId: string,
-    @Query() query: DeleteDocumentQueryDto,
-    @CurrentUser() user: AuthenticatedUser,
-    @Headers('if-match') ifMatch: string | undefined,
-  ): Promise<void> {
-    await this.documents.remove(documentId, user, ifMatch, query.permanent === true);
-  }
-
-  @Post(':documentId/restore')
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Take a document out of the trash',
-    description:
-      'For those who could delete it. Recorded in the history (restored). A document not in the trash, or ' +
-      'one the caller could not delete, is 404.',
-  })
-  @ApiParam({ name: 'documentId', format: 'uuid' })
-  @ApiOkResponse({
-    type: DocumentResponseDto,
-    headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
-  })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: 'document_not_found: not in the trash, or not yours to restore',
-  })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
-  @ApiCommonErrors()
-  async restore(
-    @Param('documentId', uuidParam('documentId')) documentId: string,
-    @CurrentUser() user: AuthenticatedUser,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<DocumentResponseDto> {
-    const document = await this.documents.restore(documentId, user);
-    void reply.header('etag', etagOf(document));
-    return { document: DocumentDto.from(document) };
-  }
-
   @Put(':documentId')
-  @UsesPolicy('document', { sessionCheckedByQuery: true })
   @ApiOperation({
     summary: 'Update the metadata of a document',
     description:
@@ -242,11 +185,11 @@ export class DocumentsController {
   async update(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: UpdateDocumentDto,
-    @CurrentSession() session: TokenSession,
+    @CurrentUser() user: AuthenticatedUser,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DocumentResponseDto> {
-    const document = await this.documents.update(documentId, body, session, ifMatch);
+    const document = await this.documents.update(documentId, body, user, ifMatch);
     void reply.header('etag', etagOf(document));
     return { document: DocumentDto.from(document) };
   }

@@ -1,35 +1,43 @@
 import { Module } from '@nestjs/common';
-import { storageConfig, type StorageConfig } from '../config/configuration.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module.js';
+import { storageConfig, type StorageConfig } from '../config/configuration.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
+import { FILE_STORE_ROOT, FileStore } from '../storage/file-store.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
 import { DocumentParticipants } from './document-participants.service.js';
+import { DocumentSearchRepository } from './document-search.repository.js';
+import { DocumentTrashController } from './document-trash.controller.js';
+import { DocumentTrashService } from './document-trash.service.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
+import { DocumentWrites } from './document-writes.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
 import { DocumentsService } from './documents.service.js';
-import { DocumentHistory } from './entities/document-history.entity.js';
-import { FILE_STORE_ROOT, FileStore } from '../storage/file-store.js';
+import { Document } from './entities/document.entity.js';
 import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([DocumentHistory]), ProjectsModule, EventsModule],
-  controllers: [DocumentFilesController, DocumentsController],
+  imports: [TypeOrmModule.forFeature([Document]), ProjectsModule, EventsModule, AuditModule],
+  controllers: [DocumentsController, DocumentFilesController, DocumentTrashController],
   providers: [
     DocumentsService,
+    DocumentFilesService,
+    DocumentTrashService,
     DocumentsRepository,
+    DocumentSearchRepository,
+    DocumentVersionsRepository,
+    DocumentWrites,
     DocumentAccessPolicy,
     DocumentParticipants,
     TrashPurgeScheduler,
-    DocumentFilesService,
-    DocumentVersionsRepository,
     // The content-addressed store under STORAGE_DIR; its onModuleInit removes what a crash left in tmp/.
     { provide: FILE_STORE_ROOT, inject: [storageConfig.KEY], useFactory: (storage: StorageConfig) => storage.dir },
     FileStore,
   ],
-  exports: [DocumentParticipants, DocumentsService],
+  exports: [DocumentParticipants, DocumentTrashService],
 })
 export class DocumentsModule {}

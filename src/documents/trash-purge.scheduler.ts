@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DocumentsService } from './documents.service.js';
+import { DocumentTrashService } from './document-trash.service.js';
 
 /** How often the service purges the trash (documents past TRASH_RETENTION_DAYS and their files). */
 export const TRASH_PURGE_INTERVAL_MS = 60 * 60_000;
@@ -13,7 +13,7 @@ export class TrashPurgeScheduler implements OnApplicationBootstrap, OnApplicatio
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
 
-  constructor(private readonly documents: DocumentsService) {}
+  constructor(private readonly trash: DocumentTrashService) {}
 
   onApplicationBootstrap(): void {
     this.schedule(FIRST_PURGE_DELAY_MS);
@@ -37,7 +37,7 @@ export class TrashPurgeScheduler implements OnApplicationBootstrap, OnApplicatio
 
   private async purge(): Promise<void> {
     try {
-      const { documents, files } = await this.documents.purgeExpired();
+      const { documents, files } = await this.trash.purgeExpired();
       if (documents || files) this.logger.log(`Trash purge removed ${documents} document(s) and ${files} file(s)`);
     } catch (error) {
       // Never a stack trace or SQL in the log: the next run tries again.

@@ -1,7 +1,7 @@
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocument, addProject, addUser } from '../support/document-fixtures.js';
-import { MAX_SCOPED_PROJECTS } from '../../src/documents/documents.sql.js';
+import { MAX_SCOPED_PROJECTS } from '../../src/documents/document-search.repository.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 

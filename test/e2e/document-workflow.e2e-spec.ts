@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DocumentsService } from '../../src/documents/documents.service.js';
+import { DocumentTrashService } from '../../src/documents/document-trash.service.js';
 import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
 import { FileStore } from '../../src/storage/file-store.js';
 import { addDocument, addUser, type DocumentFixture } from '../support/document-fixtures.js';
@@ -332,7 +332,7 @@ describe.each(databasesUnderTest())('review workflow and trash on %s', (kind) =>
       const justWritten = await aliceDocument({ deletedAt: daysAgo(40), deletedBy: ids.contributor });
       await addVersion(justWritten, 1, fresh);
 
-      const result = await t.app.get(DocumentsService).purgeExpired();
+      const result = await t.app.get(DocumentTrashService).purgeExpired();
       expect(result.documents).toBeGreaterThanOrEqual(2);
       expect(await row(expired)).toBeUndefined();
       expect(await row(justWritten)).toBeUndefined();

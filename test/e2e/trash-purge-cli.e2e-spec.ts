@@ -80,5 +80,10 @@ describe.each(databasesUnderTest())('npm run trash:purge on %s', (kind) => {
     ]);
     expect(remaining.map((row) => row.id)).toEqual([kept]);
     expect(existsSync(path)).toBe(false);
+    // The operator's purge is audited, with no actor.
+    const audits = await t.dataSource.query<{ targetId: string; actorId: string | null }[]>(
+      "SELECT targetId, actorId FROM audit_events WHERE action = 'document.purged'",
+    );
+    expect(audits).toEqual([{ targetId: expired, actorId: null }]);
   });
 });

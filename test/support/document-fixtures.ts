@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { afterAll, beforeAll } from 'vitest';
+import { DocumentHistory } from '../../src/documents/entities/document-history.entity.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
 import { identityKey } from '../../src/common/text/identity-key.js';
 import { ProjectMember } from '../../src/projects/entities/project-member.entity.js';
@@ -6,7 +9,8 @@ import { Project } from '../../src/projects/entities/project.entity.js';
 import type { ProjectRole } from '../../src/projects/project-role.js';
 import { Role } from '../../src/users/entities/role.entity.js';
 import { User } from '../../src/users/entities/user.entity.js';
-import type { TestApp } from './test-app.js';
+import type { DatabaseKind } from './databases.js';
+import { createTestApp, type TestApp } from './test-app.js';
 
 /**
  * Extra people, projects and documents for the document list and workflow suites, written straight
@@ -96,4 +100,112 @@ export async function addDocument(t: TestApp, fixture: DocumentFixture): Promise
     deletedBy: fixture.deletedBy ?? null,
   });
   return id;
+}
+
+/** Every field of a document in a response, sorted. */
+export const DOCUMENT_FIELDS = [
+  'createdAt',
+  'currentVersion',
+  'description',
+  'documentTypeId',
+  'fileName',
+  'fileSize',
+  'id',
+  'metadata',
+  'mimeType',
+  'projectId',
+  'sha256',
+  'status',
+  'tags',
+  'title',
+  'updatedAt',
+  'uploadedBy',
+];
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** {"a":{"a":...{}}}: an object nested `levels` deep (a lone {} is one level). */
+export function nestedObject(levels: number): Json {
+  let value: Json = {};
+  for (let level = 1; level < levels; level++) value = { a: value };
+  return value;
+}
+
+export interface DocumentUpdateState {
+  t: TestApp;
+  tokens: Record<'admin' | 'alice' | 'bob' | 'erin', string>;
+  /** Documents by owner, in seed order. */
+  docs: { alice: string[]; bob: string[]; admin: string[] };
+}
+
+/**
+ * The app and helpers of the metadata update specs (documents-update*.e2e-spec.ts): registers the
+ * suite's beforeAll/afterAll (a fresh database per suite) and answers `state`, filled once it ran.
+ */
+export function documentUpdateSuite(kind: DatabaseKind) {
+  const state = {} as DocumentUpdateState;
+
+  beforeAll(async () => {
+    state.t = await createTestApp(kind);
+    const t = state.t;
+    state.tokens = {
+      admin: await t.login('admin'),
+      alice: await t.login('alice'),
+      bob: await t.login('bob'),
+      erin: await t.login('erin'),
+    };
+    const owned = (username: string) =>
+      t.seed.documents.filter((document) => document.uploadedBy === t.user(username).id).map((document) => document.id);
+    state.docs = { alice: owned('alice'), bob: owned('bob'), admin: owned('admin') };
+  });
+
+  afterAll(async () => {
+    await state.t?.close();
+  });
+
+  const api = () => request(state.t.url);
+  const put = (id: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}) => {
+    const req = api().put(`/api/documents/${id}`).set('Content-Type', 'application/json');
+    if (token) req.set('Authorization', `Bearer ${token}`);
+    for (const [name, value] of Object.entries(headers)) req.set(name, value);
+    return req.send(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+  const history = (id: string, token: string) =>
+    api().get(`/api/documents/${id}/history`).set('Authorization', `Bearer ${token}`);
+
+  const row = (id: string) => state.t.dataSource.getRepository(Document).findOneByOrFail({ id });
+  const historyCount = (id: string) => state.t.dataSource.getRepository(DocumentHistory).countBy({ documentId: id });
+  const rowVersion = async (id: string): Promise<number> => {
+    const rows: { rowVersion: number | string }[] = await state.t.dataSource.query(
+      'SELECT rowVersion FROM documents WHERE id = ?',
+      [id],
+    );
+    return Number(rows[0].rowVersion);
+  };
+  /** Everything stored about a document, to prove a rejected request changed nothing. */
+  const snapshot = async (id: string) => ({ document: await row(id), history: await historyCount(id) });
+
+  /** The JSON a document row must produce, computed independently of the service's mapper. */
+  const asJson = (document: Document) => ({
+    id: document.id,
+    projectId: document.projectId,
+    documentTypeId: document.documentTypeId,
+    title: document.title,
+    description: document.description,
+    fileName: document.fileName,
+    fileSize: document.fileSize,
+    mimeType: document.mimeType,
+    currentVersion: document.currentVersion,
+    status: document.status,
+    tags: document.tags,
+    metadata: document.metadata,
+    uploadedBy: document.uploadedBy,
+    createdAt: document.createdAt.toISOString(),
+    updatedAt: document.updatedAt.toISOString(),
+    sha256: document.sha256,
+  });
+
+  return { state, api, put, history, row, historyCount, rowVersion, snapshot, asJson };
 }

@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { IsUUID } from 'class-validator';
-import { UpdateDocumentDto } from './update-document.dto.js';
+import { IsUuidField } from '../../common/validation/uuid.validators.js';
+import { DOCUMENT_LIMITS, UpdateDocumentDto } from './update-document.dto.js';
+
+/** Text parts a create form may carry: its five single fields and up to one part per tag. */
+export const DOCUMENT_FORM_FIELDS = 5 + DOCUMENT_LIMITS.tagsMax;
 
 /**
  * The text fields of `POST /api/documents`, once collected from the form (tags from the repeated
@@ -12,11 +15,11 @@ export class CreateDocumentDto extends UpdateDocumentDto {
     format: 'uuid',
     description: 'Project to create the document in (you must be a contributor or manager).',
   })
-  @IsUUID('all', { message: 'projectId must be a UUID' })
+  @IsUuidField()
   readonly projectId: string;
 
   @ApiProperty({ format: 'uuid', description: 'Type of the document (GET /api/document-types).' })
-  @IsUUID('all', { message: 'documentTypeId must be a UUID' })
+  @IsUuidField()
   readonly documentTypeId: string;
 }
 
@@ -24,7 +27,20 @@ export class CreateDocumentDto extends UpdateDocumentDto {
  * The multipart/form-data body of `POST /api/documents` as Swagger shows it: the same fields and
  * bounds as CreateDocumentDto, except that `metadata` travels as JSON text, plus the file part.
  */
-export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadata', 'title'] as const) {
+export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadata', 'title', 'tags'] as const) {
+  @ApiPropertyOptional({
+    type: 'array',
+    // One part may carry every tag, comma-separated.
+    items: { type: 'string', maxLength: DOCUMENT_LIMITS.tagsMax * (DOCUMENT_LIMITS.tagMax + 1) },
+    maxItems: DOCUMENT_LIMITS.tagsMax,
+    example: ['contract', 'legal'],
+    description:
+      'One part per tag, or comma-separated tags in one part (what Swagger UI sends): "contract,legal". Each ' +
+      'tag is trimmed and empty pieces between commas dropped; then 1-64 characters each (a blank part is refused), ' +
+      'at most 100, duplicates dropped.',
+  })
+  readonly tags?: string[];
+
   @ApiPropertyOptional({
     minLength: 1,
     maxLength: 255,

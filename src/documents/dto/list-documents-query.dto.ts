@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { toBoolean, toInteger } from '../../common/validation/query.transforms.js';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
-import { DOCUMENT_SORTS, type DocumentSort } from '../documents.sql.js';
+import { DOCUMENT_SORTS, type DocumentSort } from '../document-search.repository.js';
 import { DOCUMENT_STATUSES, type DocumentStatus } from '../entities/document.entity.js';
 
 export const DOCUMENT_LIST_LIMITS = {

@@ -21,7 +21,7 @@ export type DocumentHistoryAction = (typeof DOCUMENT_HISTORY_ACTIONS)[number];
 /** One row per change of a document, written in the same transaction as the change itself. */
 @Entity({ name: 'document_history' })
 @Index('IDX_document_history_document', ['documentId', 'changedAt'])
-// Who changed a document: the participants and the update's "anyone else?" check (documents.sql.ts).
+// A document's authors, read off the index (the DocumentParticipants migration's backfill).
 @Index('IDX_document_history_author', ['documentId', 'changedBy'])
 export class DocumentHistory {
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -1,125 +1,16 @@
-// The document update's statements, owned by DocumentsRepository (the only caller in src/). Pure
-// text whose only import is the users' SQL text (the caller's columns), so the bench's baseline
-// server and its EXPLAIN check run this one copy without loading Nest or TypeORM. Identifiers are
-// plain camelCase names (see the InitialSchema migration): no quoting on either database.
-
-import { CALLER_COLUMNS, CALLER_FROM } from '../users/users.sql.js';
-
-/** Every column of `documents`, in entity order (checked against the entity in the repository spec). */
-export const DOCUMENT_COLUMNS = [
-  'id',
-  'projectId',
-  'documentTypeId',
-  'title',
-  'description',
-  'fileName',
-  'fileSize',
-  'mimeType',
-  'currentVersion',
-  'status',
-  'tags',
-  'metadata',
-  'uploadedBy',
-  'rowVersion',
-  'createdAt',
-  'updatedAt',
-  'sha256',
-  'deletedAt',
-  'deletedBy',
-] as const;
-
-/** Every column of `document_history`, in entity order. */
-export const DOCUMENT_HISTORY_COLUMNS = [
-  'id',
-  'documentId',
-  'changedBy',
-  'changedAt',
-  'rowVersion',
-  'changes',
-  'action',
-] as const;
-
-/** A document's columns and the caller's role in its project (`pm`: project_members joined on the caller). */
-const DOCUMENT_WITH_CALLER_ROLE = `${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, pm.role AS callerProjectRole`;
-
-/**
- * One document by id, unless it is in the trash, with the caller's role in its project (`callerProjectRole`, null when not a
- * member): what the access policy needs, in one statement. Parameters: caller id, document id.
- * `forUpdate` adds a row lock (MySQL only: SQLite serialises writers and has no FOR UPDATE).
- */
-export function documentByIdSql(forUpdate = false): string {
-  return (
-    `SELECT ${DOCUMENT_WITH_CALLER_ROLE} ` +
-    'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
-    `WHERE d.id = ? AND d.deletedAt IS NULL${forUpdate ? ' FOR UPDATE' : ''}`
-  );
-}
-
-/**
- * A document's participants: its uploader, every history entry's author (whoever changed its
- * metadata or status, added a version, trashed or restored it) and every version's uploader.
- * Parameters: the document id, three times.
- */
-export const DOCUMENT_PARTICIPANTS_SQL =
-  'SELECT uploadedBy AS userId FROM documents WHERE id = ? ' +
-  'UNION SELECT changedBy FROM document_history WHERE documentId = ? ' +
-  'UNION SELECT uploadedBy FROM document_versions WHERE documentId = ?';
-
-/**
- * Whether anyone besides the caller (`u`) is among the participants of the document `d`
- * (DOCUMENT_PARTICIPANTS_SQL's three sources): 1 or 0, NULL without a document. The history's
- * authors as two ranges of IDX_document_history_author (SQLite seeks neither `<>` nor an OR of
- * ranges: it would read the document's whole history); versions are few per document.
- */
-const OTHERS_TAKE_PART =
-  '(d.uploadedBy <> u.id' +
-  ' OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy < u.id)' +
-  ' OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy > u.id)' +
-  ' OR EXISTS (SELECT 1 FROM document_versions v WHERE v.documentId = d.id AND v.uploadedBy <> u.id)) AS othersTakePart';
-
-/**
- * documentByIdSql's document led by the caller's session and roles (CALLER_COLUMNS), for routes
- * that check the session in their own statement: one row per role of the caller, the document's
- * columns NULL when there is no such live document, and no row when the caller does not exist.
- * `withOthersTakePart` adds the column `othersTakePart` (OTHERS_TAKE_PART). Parameters: document id, caller id.
- */
-export function documentWithCallerSql(withOthersTakePart = false): string {
-  const others = withOthersTakePart ? `, ${OTHERS_TAKE_PART}` : '';
-  return (
-    `SELECT ${CALLER_COLUMNS}, ${DOCUMENT_WITH_CALLER_ROLE}${others} FROM ${CALLER_FROM} ` +
-    'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
-    'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id WHERE u.id = ?'
-  );
-}
-
-/** One document in the trash by id, with the caller's project role. Parameters: caller id, document id. */
-export function trashedDocumentByIdSql(): string {
-  return (
-    `SELECT ${DOCUMENT_WITH_CALLER_ROLE} ` +
-    'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
-    'WHERE d.id = ? AND d.deletedAt IS NOT NULL'
-  );
-}
-
-/**
- * The conditional UPDATE: the given fields, then updatedAt and rowVersion, only while the row
- * still has the version the change was computed from (a concurrent write makes it match no row).
- * Parameters: the fields' values, updatedAt, the new rowVersion, id, the expected rowVersion.
- */
-export function documentUpdateSql(fields: readonly string[]): string {
-  const assignments = [...fields, 'updatedAt', 'rowVersion'].map((field) => `${field} = ?`);
-  return `UPDATE documents SET ${assignments.join(', ')} WHERE id = ? AND rowVersion = ?`;
-}
-
-/** The history row written in the same transaction as the update; parameters in DOCUMENT_HISTORY_COLUMNS order. */
-export const DOCUMENT_HISTORY_INSERT_SQL =
-  `INSERT INTO document_history (${DOCUMENT_HISTORY_COLUMNS.join(', ')}) ` +
-  `VALUES (${DOCUMENT_HISTORY_COLUMNS.map(() => '?').join(', ')})`;
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, In, Repository } from 'typeorm';
+import { ProjectMember } from '../projects/entities/project-member.entity.js';
+import { Document } from './entities/document.entity.js';
 
 // ---------------------------------------------------------------------------------------------
 // The document list, the search and the trash.
 
 export type SqlDialect = 'mysql' | 'sqlite';
+
+/** What a page statement reads of each document: its id and what the sorts order by (TypeORM loads the rest). */
+const SORTED_COLUMNS = ['id', 'title', 'createdAt', 'updatedAt'];
 
 /** The list orders; ties are broken by id in the same direction (relevance: id ascending). */
 export const DOCUMENT_SORTS = [
@@ -333,7 +224,7 @@ export function documentPageStatement(
   after?: DocumentListPosition,
 ): [string, unknown[]] {
   if (pageCarriesTotal(dialect, filters)) return searchPageStatement(visibility, filters, sort, take, offset, after);
-  const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
+  const columns = SORTED_COLUMNS.map((column) => `d.${column}`).join(', ');
   const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
   const selects: string[] = [];
   const parameters: unknown[] = [];
@@ -363,27 +254,21 @@ export function documentPageStatement(
   const outerOrder =
     sort === 'relevance' ? `u.relevance ${dialect === 'mysql' ? 'DESC' : 'ASC'}, u.id ASC` : keysetOrder('u', sort);
   return [
-    `SELECT ${DOCUMENT_COLUMNS.map((column) => `u.${column}`).join(', ')} FROM (${selects.join(' UNION ALL ')}) u ` +
-      `ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
+    `SELECT u.id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
     [...parameters, take, offset],
   ];
 }
 
 // ---------------------------------------------------------------------------------------------
-// The search on MariaDB. document_search copies each document's searched text, its trash mark and a
-// tokens naming its project and uploader (`scope`, in the FULLTEXT index; migration DocumentSearchScope). Joining
-// every full-text match to documents to learn its project cost a primary-key fetch per match (a
-// word in 0.5% of 1,000,000 documents: 5,000 fetches, ~36 ms, for the ~50 a typical user may read);
-// requiring one of the caller's project tokens (or their own) in the MATCH lets the index intersect instead.
+// The search on MariaDB. document_search copies each document's searched text, trash mark and
+// FULLTEXT tokens naming its project and uploader (`scope`; migration DocumentSearchScope), so that
+// the MATCH itself can keep to what the caller may read instead of a join per match.
 
 const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
 
 /**
- * The tokens' MATCH reads every entry of each token it names (≈ 0.5 µs each, the words' own
- * entries aside), where the join reads one row per match of the words (≈ 7 µs each, 6 page reads).
- * So the tokens are used while the documents they name are few: at most this many projects, and
- * (searchScopeEstimateStatement) this many documents. Beyond, a rare word would pay for a big project
- * (measured: 1.8 s for a user who uploaded all 1,000,000 documents, against 0.2 s joined).
+ * The tokens are used while the documents they name are few (at most this many projects and, by the
+ * optimizer's estimate, documents); beyond, joining the words' matches to documents is cheaper.
  */
 export const MAX_SCOPED_PROJECTS = 50;
 export const MAX_SCOPED_DOCUMENTS = 20_000;
@@ -418,8 +303,8 @@ function searchScope(
 
 /**
  * Before a MariaDB search: how many documents (trashed ones too: their tokens stay) the tokens would
- * name, as the optimizer estimates them from the project and uploader indexes (index dives; about
- * 0.5 ms, where counting reads every entry: 3.9 ms for 10,000). An EXPLAIN: the sum of its `rows`
+ * name, as the optimizer estimates them from the project and uploader indexes (index dives are
+ * cheaper than counting). An EXPLAIN: the sum of its `rows`
  * is the estimate; the search uses the tokens (`byTokens`) when it is at most MAX_SCOPED_DOCUMENTS.
  * Undefined: no tokens to weigh (everything, or too many projects).
  */
@@ -494,7 +379,7 @@ function searchPageStatement(
   const [matches, parameters] = searchMatches(visibility, filters);
   const built = build('mysql', { ...filters, words: undefined });
   const found =
-    `SELECT ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, m.relevance, COUNT(*) OVER () AS total ` +
+    `SELECT ${SORTED_COLUMNS.map((column) => `d.${column}`).join(', ')}, m.relevance, COUNT(*) OVER () AS total ` +
     `FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`;
   parameters.push(...built.parameters);
   let where = '';
@@ -505,8 +390,7 @@ function searchPageStatement(
     parameters.push(...values);
   }
   return [
-    `SELECT ${DOCUMENT_COLUMNS.map((column) => `x.${column}`).join(', ')}, x.total FROM (${found}) x${where} ` +
-      `ORDER BY ${order} LIMIT ? OFFSET ?`,
+    `SELECT x.id, x.total FROM (${found}) x${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
     [...parameters, take, offset],
   ];
 }
@@ -537,9 +421,111 @@ export function trashPageStatement(
   offset: number,
 ): [string, unknown[]] {
   const [where, parameters] = trashWhere(everything, userId);
-  const columns = DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ');
   return [
-    `SELECT ${columns} FROM documents d WHERE ${where} ORDER BY d.deletedAt DESC, d.id DESC LIMIT ? OFFSET ?`,
+    `SELECT d.id FROM documents d WHERE ${where} ORDER BY d.deletedAt DESC, d.id DESC LIMIT ? OFFSET ?`,
     [...parameters, take, offset],
   ];
+}
+
+/**
+ * The document list, the search and the trash list. Their statements are built above as SQL text
+ * because a query builder cannot say them (FULLTEXT and FTS5 matches, one index range per project
+ * merged by UNION ALL); they answer ids in order, and TypeORM loads the documents.
+ */
+@Injectable()
+export class DocumentSearchRepository {
+  private readonly dialect: SqlDialect;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Document) private readonly documents: Repository<Document>,
+  ) {
+    this.dialect = dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  }
+
+  /** The projects the user is a member of (any role): whose documents they may read. */
+  async memberProjectIds(userId: string): Promise<string[]> {
+    const members = await this.dataSource
+      .getRepository(ProjectMember)
+      .find({ select: { projectId: true }, where: { userId }, order: { projectId: 'ASC' } });
+    return members.map((member) => member.projectId);
+  }
+
+  /** A date as the documents table stores it, for the statements' parameters (filters, cursor positions). */
+  stored(value: Date): unknown {
+    const column = this.documents.metadata.findColumnWithPropertyName('updatedAt')!;
+    return this.dataSource.driver.preparePersistentValue(value, column);
+  }
+
+  /** How many documents the list's filters match (exact). */
+  async count(visibility: DocumentVisibility, filters: DocumentListFilters): Promise<number> {
+    const [row] = await this.dataSource.query<{ total: string | number | null }[]>(
+      ...documentCountStatement(this.dialect, visibility, filters),
+    );
+    return Number(row?.total ?? 0);
+  }
+
+  /**
+   * One page of the list (documentPageStatement) and the exact total of the filters' matches. The
+   * MariaDB search answers both in one statement (pageCarriesTotal); otherwise the count comes
+   * first and a page past the end is not read.
+   */
+  async page(
+    visibility: DocumentVisibility,
+    filters: DocumentListFilters,
+    sort: DocumentSort,
+    take: number,
+    offset: number,
+    after?: DocumentListPosition,
+  ): Promise<{ documents: Document[]; total: number }> {
+    const carriesTotal = pageCarriesTotal(this.dialect, filters);
+    if (carriesTotal) visibility = await this.searchVisibility(visibility, filters);
+    const read = () =>
+      this.dataSource.query<{ id: string; total?: string | number }[]>(
+        ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
+      );
+    if (!carriesTotal) {
+      const total = await this.count(visibility, filters);
+      if (offset >= total) return { documents: [], total };
+      return { documents: await this.load(await read()), total };
+    }
+    const rows = await read();
+    // Nothing on this page: it is the total only when it was the first.
+    if (rows.length === 0) {
+      return { documents: [], total: offset === 0 && !after ? 0 : await this.count(visibility, filters) };
+    }
+    return { documents: await this.load(rows), total: Number(rows[0].total) };
+  }
+
+  async trashCount(everything: boolean, userId: string): Promise<number> {
+    const [row] = await this.dataSource.query<{ total: string | number | null }[]>(
+      ...trashCountStatement(everything, userId),
+    );
+    return Number(row?.total ?? 0);
+  }
+
+  async trashPage(everything: boolean, userId: string, take: number, offset: number): Promise<Document[]> {
+    return this.load(await this.dataSource.query(...trashPageStatement(everything, userId, take, offset)));
+  }
+
+  /** The MariaDB search's visibility, with `byTokens` when the caller's tokens name few documents (MAX_SCOPED_DOCUMENTS). */
+  private async searchVisibility(
+    visibility: DocumentVisibility,
+    filters: DocumentListFilters,
+  ): Promise<DocumentVisibility> {
+    const statement = searchScopeEstimateStatement(visibility, filters);
+    if (!statement) return visibility;
+    const plan = await this.dataSource.query<{ rows: string | number | null }[]>(...statement);
+    const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
+    return { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
+  }
+
+  /** The documents of `rows`, in their order. */
+  private async load(rows: readonly { id: string }[]): Promise<Document[]> {
+    if (rows.length === 0) return [];
+    const byId = new Map(
+      (await this.documents.findBy({ id: In(rows.map((row) => row.id)) })).map((document) => [document.id, document]),
+    );
+    return rows.flatMap((row) => byId.get(row.id) ?? []);
+  }
 }

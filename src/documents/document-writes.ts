@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import { Transactions, type Tx } from '../database/transactions.js';
+import { documentChange, type ChangeDescription } from './document-change.js';
+import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';
+import type { Document } from './entities/document.entity.js';
+
+/** What a write decided: the document it read, and the change to make (none: answer it as it is). */
+export interface WriteDecision {
+  current: Document;
+  change?: ChangeDescription;
+}
+
+/**
+ * The one way a document changes: in one transaction (Transactions' retry policy), read it under
+ * a row lock, let `decide` check the rules (and If-Match) and describe the change, then apply it
+ * conditional on the rowVersion it was read with.
+ */
+@Injectable()
+export class DocumentWrites {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly documents: DocumentsRepository,
+  ) {}
+
+  change(
+    documentId: string,
+    user: AuthenticatedUser,
+    decide: (found: DocumentWithAccess | null) => WriteDecision,
+    { trashed = false } = {},
+  ): Promise<Document> {
+    return this.transactions.run(async (tx: Tx) => {
+      const found = await this.documents.find(documentId, user.id, { trashed, lock: true }, tx);
+      const { current, change } = decide(found);
+      if (!change) return current;
+      const planned = documentChange(current, user, change);
+      await this.documents.applyChange(tx, planned);
+      return planned.document;
+    });
+  }
+}
