@@ -85,8 +85,8 @@ describe.runIf(databasesUnderTest().includes('sqlite'))(
         worker!.on('message', (message) => typeof message === 'number' && resolve(message)),
       );
       try {
-        for (let round = 0; round < 4; round++) {
-          await insertUnread(erin, 6_000);
+        for (let round = 0; round < 3; round++) {
+          await insertUnread(erin, 2_000);
           const unread = (await call('erin', 'GET', '/api/notifications/unread-count')).body.unread as number;
           const answer = await call('erin', 'POST', '/api/notifications/read-all');
           expect(answer).toMatchObject({ status: 200, body: { updated: unread } });
