@@ -6,7 +6,7 @@ import {
   notificationIdsStatement,
   notificationPageStatement,
   type NotificationListFilters,
-} from '../src/notifications/notifications.sql.js';
+} from './notification-list-statements.js';
 import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from '../src/users/users.sql.js';
 import type { SqliteDatabase } from './sqlite.js';
 

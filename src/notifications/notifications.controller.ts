@@ -29,11 +29,10 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentSession, CurrentUser } from '../auth/current-user.decorator.js';
-import type { TokenSession } from '../auth/token-session.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
-import { Authenticated, Public, SessionCheckedByQuery } from '../common/http/route-access.js';
+import { Authenticated, Public } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import type { DomainEventType } from '../events/domain-event.js';
@@ -71,7 +70,6 @@ export class NotificationsController {
   ) {}
 
   @Get()
-  @SessionCheckedByQuery()
   @ApiOperation({
     summary: "List the caller's notifications",
     description:
@@ -88,9 +86,9 @@ export class NotificationsController {
   @ApiCommonErrors()
   async list(
     @Query() query: ListNotificationsQueryDto,
-    @CurrentSession() session: TokenSession,
+    @CurrentUser() user: AuthenticatedUser,
   ): Promise<NotificationListResponseDto> {
-    const { notifications, total, next } = await this.notifications.list(session, query);
+    const { notifications, total, next } = await this.notifications.list(user.id, query);
     return {
       notifications,
       pagination: PaginationDto.of(
@@ -103,7 +101,6 @@ export class NotificationsController {
   }
 
   @Get('unread-count')
-  @SessionCheckedByQuery()
   @ApiOperation({
     summary: "The caller's unread notifications, in all and by type",
     description: 'Read from the trigger-kept counts table (no COUNT over notifications): exact after every change.',
@@ -111,8 +108,8 @@ export class NotificationsController {
   @ApiOkResponse({ type: UnreadCountDto })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiCommonErrors()
-  unreadCount(@CurrentSession() session: TokenSession): Promise<UnreadCountDto> {
-    return this.notifications.unreadCountInSession(session);
+  unreadCount(@CurrentUser() user: AuthenticatedUser): Promise<UnreadCountDto> {
+    return this.notifications.unreadCount(user.id);
   }
 
   @Post('read-all')

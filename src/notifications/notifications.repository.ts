@@ -1,327 +1,279 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { TokenSession } from '../auth/token-session.js';
-import { EntityRows, isDeadlock, isoFromStored, PREPARED, SqlRunner } from '../database/sql-runner.js';
+import { DataSource, In, LessThan, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { Transactions, type Tx } from '../database/transactions.js';
 import type { DomainEventType } from '../events/domain-event.js';
-import { withLiveSession } from '../users/users.sql.js';
+import { User } from '../users/entities/user.entity.js';
+import { NotificationCount } from './entities/notification-count.entity.js';
+import { NotificationPreference } from './entities/notification-preference.entity.js';
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
 import { NotificationStreamTicket } from './entities/notification-stream-ticket.entity.js';
-import {
-  deleteOwnStatement,
-  markReadStatement,
-  markUnreadStatement,
-  newerThanStatement,
-  ownNotificationStatement,
-  applyCountDeltasStatement,
-  readAllChunkStatement,
-  readByIdsStatement,
-  type CountDelta,
-  type ReadAllPosition,
-  unreadByTypeInSessionStatement,
-  unreadByTypeStatement,
-  COUNTS_BY_STATEMENT_FLAG,
-  type ReadAllFilters,
-} from './inbox.sql.js';
 import type { NotificationCursor } from './notification-cursor.js';
 import type { ChannelChoice } from './notification-preferences.js';
-import {
-  notificationCountStatement,
-  notificationPageStatement,
-  pageIsDeferredJoin,
-  type NotificationListFilters,
-} from './notifications.sql.js';
 
-/** One list item as the API answers it (NotificationDto's fields): dates in ISO form. */
-export interface NotificationListItem {
-  id: string;
-  userId: string;
-  subject: string;
-  message: string;
-  notificationType: string;
-  status: string;
-  readAt: string | null;
-  createdAt: string;
-  event: string | null;
-  documentId: string | null;
+export interface NotificationListFilters {
+  status?: string;
+  type?: string;
+  unreadOnly?: boolean;
 }
 
-/** A page row (notificationPageStatement, NOTIFICATION_LIST_COLUMNS' order): the dates as their stored text. */
-type StoredListTuple = [
-  id: string,
-  userId: string,
-  subject: string,
-  message: string,
-  notificationType: string,
-  status: string,
-  storedReadAt: string | null,
-  storedCreatedAt: string,
-  event: string | null,
-  documentId: string | null,
-];
+export interface ReadAllFilters {
+  type?: string;
+  status?: string;
+}
 
 export interface UnreadCount {
   unread: number;
   byType: Record<NotificationType, number>;
 }
 
+/** Below this offset a page is read straight off the index; from it on, ids first, then their rows. */
+export const DEFERRED_JOIN_FROM = 1000;
+
+/** Users per IN list (well under either database's parameter limit). */
+const IN_CHUNK = 500;
+
+/** Expired stream tickets removed per ticket made: enough to outpace any ticket rate. */
+const EXPIRED_TICKETS_PER_CLEANUP = 100;
+
 /**
- * Every statement and row mapping of the notification list and inbox. Hand-written SQL
- * (notifications.sql.ts, inbox.sql.ts) on the shared runner: this is a hot path, and TypeORM's
- * query building and entity hydration cost more CPU here than the database work itself.
+ * Every statement of the notification list and inbox, through TypeORM. Writes take the Tx of
+ * Transactions.run; counts come from notification_counts, which the database triggers keep.
  */
 @Injectable()
 export class NotificationsRepository {
-  private readonly rows: EntityRows<Notification>;
-  private readonly tickets: EntityRows<NotificationStreamTicket>;
-  private readonly mysql: boolean;
+  private readonly notifications: Repository<Notification>;
+  private readonly counts: Repository<NotificationCount>;
 
   constructor(
-    dataSource: DataSource,
-    private readonly sql: SqlRunner,
+    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
   ) {
-    this.rows = new EntityRows(dataSource, Notification);
-    this.tickets = new EntityRows(dataSource, NotificationStreamTicket);
-    this.mysql = dataSource.options.type === 'mysql';
+    this.notifications = dataSource.getRepository(Notification);
+    this.counts = dataSource.getRepository(NotificationCount);
+  }
+
+  /** How many of the user's notifications match the filters: a sum over at most 32 count rows. */
+  async count(userId: string, filters: NotificationListFilters): Promise<number> {
+    const query = this.counts
+      .createQueryBuilder('c')
+      .select('COALESCE(SUM(c.total), 0)', 'total')
+      .where('c.userId = :userId', { userId });
+    if (filters.status) query.andWhere('c.status = :status', { status: filters.status });
+    if (filters.type) query.andWhere('c.notificationType = :type', { type: filters.type });
+    if (filters.unreadOnly) query.andWhere('c.isRead = 0');
+    const row = await query.getRawOne<{ total: string | number }>();
+    return Number(row?.total ?? 0);
   }
 
   /**
-   * How many of the session's user's notifications match the filters (exact), in the same
-   * statement that checks the session: null when it is not live (revoked, deactivated, gone).
+   * Up to `take` of the user's matching notifications, newest first, from `offset` or after a
+   * position. Deep pages and cursor seeks read the ids off the (userId, [filter,] createdAt, id)
+   * index first, so skipped entries are index entries, then load only the page's rows.
    */
-  async countInSession(session: TokenSession, filters: NotificationListFilters): Promise<number | null> {
-    const [row] = await this.sql.select<{ value: string | number | null }>(
-      ...withLiveSession(notificationCountStatement(session.userId, filters), session),
-      PREPARED,
-    );
-    return row ? Number(row.value ?? 0) : null;
-  }
-
-  /** Up to `take` of the user's matching notifications, newest first, from `offset` or after a position, as listed. */
   async page(
     userId: string,
     filters: NotificationListFilters,
     take: number,
     offset: number,
     after?: NotificationCursor,
-  ): Promise<NotificationListItem[]> {
-    const position = after && { createdAt: this.rows.toColumn('createdAt', after.createdAt), id: after.id };
-    // The rows go straight to JSON: dates come as the stored text and become ISO once, with no
-    // Date object, entity or driver-built object per row (the list's hot path).
-    const rows = await this.sql.selectTuples<StoredListTuple>(
-      ...notificationPageStatement(userId, filters, take, offset, position),
-      // The deferred join (deep pages, cursors) goes as text: see SelectOptions.
-      { prepared: !pageIsDeferredJoin(offset, position) },
-    );
-    return rows.map(
-      ([id, ownerId, subject, message, notificationType, status, readAt, createdAt, event, documentId]) => ({
-        id,
-        userId: ownerId,
-        subject,
-        message,
-        notificationType,
-        status,
-        readAt: readAt === null ? null : isoFromStored(readAt),
-        createdAt: isoFromStored(createdAt),
-        event,
-        documentId,
-      }),
-    );
+  ): Promise<Notification[]> {
+    if (!after && offset < DEFERRED_JOIN_FROM) {
+      return this.ordered(userId, filters, after).skip(offset).take(take).getMany();
+    }
+    const ids = await this.ordered(userId, filters, after)
+      .select(['n.id', 'n.createdAt'])
+      .offset(offset)
+      .limit(take)
+      .getRawMany<{ n_id: string }>();
+    if (ids.length === 0) return [];
+    const rows = await this.notifications.findBy({ id: In(ids.map((row) => row.n_id)) });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((row) => byId.get(row.n_id)).filter((row): row is Notification => row !== undefined);
+  }
+
+  /** The user's matching notifications in the list order (createdAt, id descending), after a position. */
+  private ordered(
+    userId: string,
+    filters: NotificationListFilters,
+    after?: NotificationCursor,
+  ): SelectQueryBuilder<Notification> {
+    const query = this.notifications.createQueryBuilder('n').where('n.userId = :userId', { userId });
+    if (filters.status) query.andWhere('n.status = :status', { status: filters.status });
+    if (filters.type) query.andWhere('n.notificationType = :type', { type: filters.type });
+    if (filters.unreadOnly) query.andWhere('n.readAt IS NULL');
+    if (after) {
+      // The bare upper bound lets SQLite seek; the spelled-out OR lets MariaDB seek within one instant.
+      query.andWhere('n.createdAt <= :at AND (n.createdAt < :at OR (n.createdAt = :at AND n.id < :id))', {
+        at: after.createdAt,
+        id: after.id,
+      });
+    }
+    return query.orderBy('n.createdAt', 'DESC').addOrderBy('n.id', 'DESC');
   }
 
   /** One of the user's notifications; another user's is null. */
-  async findOwn(userId: string, id: string): Promise<Notification | null> {
-    const [row] = await this.sql.select<Record<string, unknown>>(...ownNotificationStatement(userId, id));
-    return row ? this.rows.fromRow(row) : null;
+  findOwn(userId: string, id: string): Promise<Notification | null> {
+    return this.notifications.findOneBy({ id, userId });
   }
 
-  /** Sets the read state; answers whether a row changed. */
+  /** Sets the read state (status follows, the delivery status is kept); answers whether a row changed. */
   async setRead(userId: string, id: string, read: boolean, at: Date): Promise<boolean> {
-    const statement = read
-      ? markReadStatement(userId, id, this.rows.toColumn('readAt', at))
-      : markUnreadStatement(userId, id);
-    return (await this.sql.transaction((tx) => tx.execute(...statement))) > 0;
+    // A row read before delivery status was recorded returns to `sent` (see Notification.deliveryStatus).
+    const deliveryStatus = "COALESCE(deliveryStatus, CASE WHEN status = 'read' THEN 'sent' ELSE status END)";
+    const result = await this.transactions.run((tx) => {
+      const update = tx.createQueryBuilder().update(Notification).where('id = :id AND userId = :userId', {
+        id,
+        userId,
+      });
+      return read
+        ? update
+            .set({ readAt: () => 'COALESCE(readAt, :at)', deliveryStatus: () => deliveryStatus, status: 'read' })
+            .andWhere("(readAt IS NULL OR status <> 'read')")
+            .setParameter('at', at)
+            .execute()
+        : update
+            .set({ readAt: null, status: () => deliveryStatus })
+            .andWhere(`(readAt IS NOT NULL OR status <> ${deliveryStatus})`)
+            .execute();
+    });
+    return (result.affected ?? 0) > 0;
   }
 
   /**
-   * One read-all chunk in its own transaction: up to `limit` of the user's matching unread
-   * notifications after `after` become read. Short transactions keep the other writers' waits
-   * short, and what is committed stays committed (a retry goes on from what is left). On MySQL the
-   * rows are locked first and the chunk keeps notification_counts with one grouped statement, the
-   * update trigger standing aside while the session flag is set (migration 0031); SQLite keeps its
-   * per-row trigger. Answers the rows changed and where the next chunk starts (null: none left).
+   * One read-all chunk in its own short transaction: up to `limit` of the user's unread matching
+   * notifications created at or before `before`, oldest first, become read. The count triggers
+   * keep notification_counts. Answers how many changed; fewer than `limit` means none are left.
    */
-  async readAllChunk(
-    userId: string,
-    filters: ReadAllFilters,
-    before: Date,
-    at: Date,
-    after: ReadAllPosition | null,
-    limit: number,
-  ): Promise<{ updated: number; next: ReadAllPosition | null }> {
-    const beforeColumn = this.rows.toColumn('createdAt', before);
-    const atColumn = this.rows.toColumn('readAt', at);
-    // A chunk rolled back as a deadlock's victim (its counts upsert against a concurrent insert's
-    // trigger) changed nothing and is run again; read committed takes no gap locks, so inserts of
-    // new notifications do not queue behind the chunk's locking read.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.readAllChunkOnce(userId, filters, beforeColumn, atColumn, after, limit);
-      } catch (error) {
-        if (!isDeadlock(error) || attempt === 3) throw error;
-      }
+  async readAllChunk(userId: string, filters: ReadAllFilters, before: Date, at: Date, limit: number): Promise<number> {
+    const conditions = ['userId = ?', 'readAt IS NULL', 'createdAt <= ?'];
+    const parameters: unknown[] = [userId, this.stored('createdAt', before)];
+    if (filters.type) {
+      conditions.push('notificationType = ?');
+      parameters.push(filters.type);
     }
-  }
-
-  private readAllChunkOnce(
-    userId: string,
-    filters: ReadAllFilters,
-    beforeColumn: unknown,
-    atColumn: unknown,
-    after: ReadAllPosition | null,
-    limit: number,
-  ): Promise<{ updated: number; next: ReadAllPosition | null }> {
-    return this.sql.transaction(
-      async (tx) => {
-        const rows = await tx.select<{ id: string; status: string; notificationType: string; createdAt: unknown }>(
-          ...readAllChunkStatement(userId, filters, beforeColumn, after, limit, this.mysql),
-        );
-        if (rows.length === 0) return { updated: 0, next: null };
-        const last = rows[rows.length - 1];
-        const position = this.rows.toColumn('createdAt', this.rows.fromColumn('createdAt', last.createdAt));
-        const next = rows.length < limit ? null : { createdAt: position, id: last.id };
-        const ids = rows.map((row) => row.id);
-        if (!this.mysql) return { updated: await tx.execute(...readByIdsStatement(userId, ids, atColumn)), next };
-
-        await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = 1`, []);
-        try {
-          const updated = await tx.execute(...readByIdsStatement(userId, ids, atColumn));
-          // The rows are locked, so every one of them changed; anything else would make the counts wrong.
-          if (updated !== rows.length) throw new Error(`read-all changed ${updated} of ${rows.length} locked rows`);
-          await tx.execute(...applyCountDeltasStatement(userId, countDeltas(rows)));
-          return { updated, next };
-        } finally {
-          // Cleared before the connection goes back to the pool: later updates on it keep the counts per row.
-          await tx.execute(`SET ${COUNTS_BY_STATEMENT_FLAG} = NULL`, []);
-        }
-      },
+    if (filters.status) {
+      conditions.push('status = ?');
+      parameters.push(filters.status);
+    }
+    // UPDATE ... ORDER BY ... LIMIT (both databases; TypeORM's builder refuses LIMIT on SQLite).
+    // A write as the first statement makes SQLite wait for a second writer rather than fail with a stale snapshot.
+    const sql = `UPDATE notifications SET readAt = ?,
+        deliveryStatus = COALESCE(deliveryStatus, CASE WHEN status = 'read' THEN 'sent' ELSE status END), status = 'read'
+      WHERE ${conditions.join(' AND ')} ORDER BY createdAt, id LIMIT ?`;
+    return this.transactions.run(
+      (tx) => affectedRows(tx, sql, [this.stored('readAt', at), ...parameters, limit]),
+      // Read committed: no gap locks, so new notifications for the user do not queue behind a chunk.
       { readCommitted: true },
     );
   }
 
+  /** Unread totals by type from the trigger-kept counts (at most 16 rows). */
   async unreadCount(userId: string): Promise<UnreadCount> {
-    return unreadCountOf(await this.sql.select<UnreadByTypeRow>(...unreadByTypeStatement(userId)));
-  }
-
-  /** As unreadCount, in the same statement as the session check: null when the session is not live. */
-  async unreadCountInSession(session: TokenSession): Promise<UnreadCount | null> {
-    const rows = await this.sql.select<UnreadByTypeRow>(...unreadByTypeInSessionStatement(session), PREPARED);
-    return rows.length === 0 ? null : unreadCountOf(rows);
+    const rows = await this.counts
+      .createQueryBuilder('c')
+      .select('c.notificationType', 'notificationType')
+      .addSelect('COALESCE(SUM(c.total), 0)', 'total')
+      .where('c.userId = :userId AND c.isRead = 0', { userId })
+      .groupBy('c.notificationType')
+      .getRawMany<{ notificationType: string; total: string | number }>();
+    const byType = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, 0])) as Record<NotificationType, number>;
+    for (const row of rows) {
+      if (row.notificationType in byType) byType[row.notificationType as NotificationType] = Number(row.total);
+    }
+    return { unread: Object.values(byType).reduce((sum, value) => sum + value, 0), byType };
   }
 
   async deleteOwn(userId: string, id: string): Promise<boolean> {
-    return (await this.sql.transaction((tx) => tx.execute(...deleteOwnStatement(userId, id)))) > 0;
+    const result = await this.transactions.run((tx) => tx.delete(Notification, { id, userId }));
+    return (result.affected ?? 0) > 0;
   }
 
   /** The user's notifications created after the given one, oldest first (empty when it is not theirs). */
   async newerThan(userId: string, id: string, limit: number): Promise<Notification[]> {
     const anchor = await this.findOwn(userId, id);
     if (!anchor) return [];
-    const rows = await this.sql.select<Record<string, unknown>>(
-      ...newerThanStatement(userId, this.rows.toColumn('createdAt', anchor.createdAt), anchor.id, limit),
-    );
-    return rows.map((row) => this.rows.fromRow(row));
+    return this.notifications
+      .createQueryBuilder('n')
+      .where('n.userId = :userId AND n.createdAt >= :at AND (n.createdAt > :at OR n.id > :id)', {
+        userId,
+        at: anchor.createdAt,
+        id: anchor.id,
+      })
+      .orderBy('n.createdAt', 'ASC')
+      .addOrderBy('n.id', 'ASC')
+      .take(limit)
+      .getMany();
   }
 
   /** Whether each user is active and their token version (the stream session sweep); unknown users are absent. */
   async sessionStates(userIds: string[]): Promise<Map<string, { isActive: boolean; tokenVersion: number }>> {
     const states = new Map<string, { isActive: boolean; tokenVersion: number }>();
-    for (let start = 0; start < userIds.length; start += 500) {
-      const chunk = userIds.slice(start, start + 500);
-      const rows = await this.sql.select<{ id: string; isActive: unknown; tokenVersion: number | string }>(
-        `SELECT id, isActive, tokenVersion FROM users WHERE id IN (${chunk.map(() => '?').join(', ')})`,
-        chunk,
-      );
-      for (const row of rows) {
-        states.set(row.id, { isActive: Boolean(Number(row.isActive)), tokenVersion: Number(row.tokenVersion) });
-      }
+    for (let start = 0; start < userIds.length; start += IN_CHUNK) {
+      const users = await this.dataSource.getRepository(User).find({
+        select: { id: true, isActive: true, tokenVersion: true },
+        where: { id: In(userIds.slice(start, start + IN_CHUNK)) },
+      });
+      for (const user of users) states.set(user.id, { isActive: user.isActive, tokenVersion: user.tokenVersion });
     }
     return states;
   }
 
-  storedPreferences(userId: string): Promise<{ event: string; inApp: unknown; email: unknown }[]> {
-    return this.sql.select('SELECT event, inApp, email FROM notification_preferences WHERE userId = ?', [userId]);
+  storedPreferences(userId: string): Promise<NotificationPreference[]> {
+    return this.dataSource.getRepository(NotificationPreference).findBy({ userId });
   }
 
-  /** Stores the given choices (one statement per event, in one transaction). */
+  /** Stores the given choices (one upsert, in one transaction). */
   async savePreferences(userId: string, choices: Partial<Record<DomainEventType, ChannelChoice>>): Promise<void> {
-    const upsert = this.mysql
-      ? `INSERT INTO notification_preferences (userId, event, inApp, email) VALUES (?, ?, ?, ?)
-         ON DUPLICATE KEY UPDATE inApp = VALUES(inApp), email = VALUES(email)`
-      : `INSERT INTO notification_preferences (userId, event, inApp, email) VALUES (?, ?, ?, ?)
-         ON CONFLICT (userId, event) DO UPDATE SET inApp = excluded.inApp, email = excluded.email`;
-    await this.sql.transaction(async (tx) => {
-      for (const [event, choice] of Object.entries(choices)) {
-        await tx.execute(upsert, [userId, event, choice.in_app ? 1 : 0, choice.email ? 1 : 0]);
-      }
-    });
+    const rows = Object.entries(choices).map(([event, choice]) => ({
+      userId,
+      event,
+      inApp: choice.in_app,
+      email: choice.email,
+    }));
+    if (rows.length === 0) return;
+    await this.transactions.run((tx) => tx.getRepository(NotificationPreference).upsert(rows, ['userId', 'event']));
   }
 
-  async createTicket(ticket: NotificationStreamTicket, now: Date): Promise<void> {
-    const values = (['id', 'userId', 'tokenVersion', 'tokenExpiresAt', 'expiresAt'] as const).map((column) =>
-      this.tickets.toColumn(column, ticket[column]),
-    );
-    await this.sql.transaction(async (tx) => {
-      // Expired tickets are removed as new ones are made: the table stays as small as the live ones.
-      await tx.execute('DELETE FROM notification_stream_tickets WHERE expiresAt < ?', [
-        this.tickets.toColumn('expiresAt', now),
-      ]);
-      await tx.execute(
-        'INSERT INTO notification_stream_tickets (id, userId, tokenVersion, tokenExpiresAt, expiresAt) VALUES (?, ?, ?, ?, ?)',
-        values,
-      );
+  async createTicket(ticket: NotificationStreamTicket): Promise<void> {
+    await this.transactions.run((tx) => tx.insert(NotificationStreamTicket, ticket));
+  }
+
+  /**
+   * Removes some expired tickets: found by a plain read, deleted by primary key in a transaction of
+   * their own, so no range or gap is locked against concurrent ticket inserts (issue 30 #7).
+   */
+  async deleteExpiredTickets(now: Date): Promise<void> {
+    const tickets = this.dataSource.getRepository(NotificationStreamTicket);
+    const expired = await tickets.find({
+      select: { id: true },
+      where: { expiresAt: LessThan(now) },
+      take: EXPIRED_TICKETS_PER_CLEANUP,
     });
+    if (expired.length === 0) return;
+    const ids = expired.map((ticket) => ticket.id);
+    await this.transactions.run((tx) => tx.delete(NotificationStreamTicket, { id: In(ids) }), { readCommitted: true });
   }
 
   /** Uses the ticket up: answers it if it existed and had not expired, and deletes it either way. */
   async consumeTicket(id: string, now: Date): Promise<NotificationStreamTicket | null> {
-    return this.sql.transaction(async (tx) => {
-      const [row] = await tx.select<Record<string, unknown>>(
-        'SELECT id, userId, tokenVersion, tokenExpiresAt, expiresAt FROM notification_stream_tickets WHERE id = ?',
-        [id],
-      );
-      if (!row) return null;
+    return this.transactions.run(async (tx) => {
+      const ticket = await tx.findOneBy(NotificationStreamTicket, { id });
+      if (!ticket) return null;
       // The DELETE decides between two concurrent uses: only one removes the row.
-      if ((await tx.execute('DELETE FROM notification_stream_tickets WHERE id = ?', [id])) !== 1) return null;
-      const ticket = this.tickets.fromRow(row);
+      if ((await tx.delete(NotificationStreamTicket, { id })).affected !== 1) return null;
       return ticket.expiresAt.getTime() > now.getTime() ? ticket : null;
     });
   }
+
+  /** A value of a notifications column as the driver stores it (for the statements written as text). */
+  private stored(property: 'createdAt' | 'readAt', value: Date): unknown {
+    const column = this.dataSource.getMetadata(Notification).findColumnWithPropertyName(property)!;
+    return this.dataSource.driver.preparePersistentValue(value, column);
+  }
 }
 
-/** Unread rows leave their (status, type, unread) keys and arrive under (`read`, type, read). */
-function countDeltas(rows: { status: string; notificationType: string }[]): CountDelta[] {
-  const deltas = new Map<string, CountDelta>();
-  const add = (status: string, notificationType: string, isRead: 0 | 1, delta: number) => {
-    const key = `${status}\u0000${notificationType}\u0000${isRead}`;
-    const entry = deltas.get(key) ?? { status, notificationType, isRead, delta: 0 };
-    entry.delta += delta;
-    deltas.set(key, entry);
-  };
-  for (const row of rows) {
-    add(row.status, row.notificationType, 0, -1);
-    add('read', row.notificationType, 1, 1);
-  }
-  return [...deltas.values()];
-}
-
-type UnreadByTypeRow = { notificationType: string | null; total: string | number };
-
-function unreadCountOf(rows: UnreadByTypeRow[]): UnreadCount {
-  const byType = Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, 0])) as Record<NotificationType, number>;
-  for (const row of rows) {
-    if (row.notificationType !== null && row.notificationType in byType) {
-      byType[row.notificationType as NotificationType] = Number(row.total);
-    }
-  }
-  return { unread: Object.values(byType).reduce((sum, value) => sum + value, 0), byType };
+/** Runs a write written as text in the transaction and answers the rows it changed. */
+async function affectedRows(tx: Tx, sql: string, parameters: unknown[]): Promise<number> {
+  const result = await tx.queryRunner!.query(sql, parameters, true);
+  return result.affected ?? 0;
 }

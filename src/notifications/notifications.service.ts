@@ -1,17 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import type { TokenSession } from '../auth/token-session.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { httpConfig } from '../config/configuration.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import type { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
 import type { ReadAllDto } from './dto/inbox.dto.js';
-import type { ReadAllPosition } from './inbox.sql.js';
 import type { Notification } from './entities/notification.entity.js';
 import { decodeCursor, type NotificationCursor } from './notification-cursor.js';
 import { preferenceSet, type ChannelChoice, type PreferenceSet } from './notification-preferences.js';
-import { NotificationsRepository, type NotificationListItem, type UnreadCount } from './notifications.repository.js';
+import { NotificationDto } from './dto/notification-list-response.dto.js';
+import { NotificationsRepository, type UnreadCount } from './notifications.repository.js';
 import { NotificationHub } from './stream/notification-hub.js';
 
 /** Rows per read-all transaction: long enough to amortize its round trips, short enough that row locks are brief. */
@@ -24,7 +23,7 @@ export interface ReadAllResult {
 }
 
 export interface NotificationPage {
-  notifications: NotificationListItem[];
+  notifications: NotificationDto[];
   total: number;
   /** Position after the last item, when more items follow. */
   next: NotificationCursor | null;
@@ -48,15 +47,12 @@ export class NotificationsService {
    * number is an OFFSET (over index entries only, see the repository); a cursor continues right
    * after the item it names, at the same cost at any depth.
    */
-  async list(session: TokenSession, query: ListNotificationsQueryDto): Promise<NotificationPage> {
+  async list(userId: string, query: ListNotificationsQueryDto): Promise<NotificationPage> {
     if (query.cursor !== undefined && query.page !== undefined) {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    // The route's session check (SessionCheckedByQuery): the total is read only for a live session.
-    const total = await this.notifications.countInSession(session, query);
-    if (total === null) throw sessionEnded();
-    const userId = session.userId;
+    const total = await this.notifications.count(userId, query);
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     if (offset >= total) return { notifications: [], total, next: null };
 
@@ -64,8 +60,8 @@ export class NotificationsService {
     const rows = await this.notifications.page(userId, query, query.limit + 1, offset, after);
     const notifications = rows.slice(0, query.limit);
     const last = notifications.at(-1);
-    const next = rows.length > query.limit && last ? { createdAt: new Date(last.createdAt), id: last.id } : null;
-    return { notifications, total, next };
+    const next = rows.length > query.limit && last ? { createdAt: last.createdAt, id: last.id } : null;
+    return { notifications: notifications.map((row) => NotificationDto.from(row)), total, next };
   }
 
   /** Another user's notification is not found, like one that does not exist. */
@@ -93,21 +89,18 @@ export class NotificationsService {
     const stopAt = requestStart.getTime() + this.http.requestTimeoutMs / 2;
     const at = new Date();
     let updated = 0;
-    let after: ReadAllPosition | null = null;
     let complete = false;
     try {
       do {
-        const chunk = await this.notifications.readAllChunk(
+        const changed = await this.notifications.readAllChunk(
           userId,
           { type: filters.type, status: filters.status },
           before,
           at,
-          after,
           READ_ALL_CHUNK,
         );
-        updated += chunk.updated;
-        after = chunk.next;
-        complete = after === null;
+        updated += changed;
+        complete = changed < READ_ALL_CHUNK;
       } while (!complete && Date.now() < stopAt);
     } finally {
       // Committed chunks count even when a later one fails.
@@ -118,13 +111,6 @@ export class NotificationsService {
 
   unreadCount(userId: string): Promise<UnreadCount> {
     return this.notifications.unreadCount(userId);
-  }
-
-  /** The caller's unread counts, read in the statement that checks the session (SessionCheckedByQuery). */
-  async unreadCountInSession(session: TokenSession): Promise<UnreadCount> {
-    const counts = await this.notifications.unreadCountInSession(session);
-    if (counts === null) throw sessionEnded();
-    return counts;
   }
 
   async remove(userId: string, id: string): Promise<void> {
@@ -155,28 +141,19 @@ export class NotificationsService {
       Math.min(STREAM_TICKET_SECONDS, Math.floor((token.expiresAt.getTime() - now.getTime()) / 1000)),
     );
     const ticket = randomBytes(32).toString('base64url');
-    await this.notifications.createTicket(
-      {
-        id: ticketId(ticket),
-        userId,
-        tokenVersion: token.version,
-        tokenExpiresAt: token.expiresAt,
-        expiresAt: new Date(now.getTime() + expiresIn * 1000),
-      },
-      now,
-    );
+    await this.notifications.createTicket({
+      id: ticketId(ticket),
+      userId,
+      tokenVersion: token.version,
+      tokenExpiresAt: token.expiresAt,
+      expiresAt: new Date(now.getTime() + expiresIn * 1000),
+    });
+    // Outside the insert's transaction, by primary key: no gap lock for concurrent inserts to meet.
+    await this.notifications.deleteExpiredTickets(now);
     return { ticket, expiresIn };
   }
 }
 
 function notFound(id: string): ApiError {
   return new ApiError('notification_not_found', `You have no notification with the id ${id}.`);
-}
-
-/** A verified token whose session the route's statement found not live (revoked, deactivated, gone). */
-function sessionEnded(): ApiError {
-  return new ApiError(
-    'unauthorized',
-    'The token has been revoked, or its user no longer exists or is inactive; log in again.',
-  );
 }

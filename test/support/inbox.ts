@@ -6,7 +6,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import { createNestLogger } from '../../src/common/http/logger.js';
 import { buildConfiguration, CONFIG_NAMESPACES } from '../../src/config/configuration.js';
-import { SqlRunner } from '../../src/database/sql-runner.js';
+import { Transactions } from '../../src/database/transactions.js';
 import type { DomainEvent } from '../../src/events/domain-event.js';
 import { OutboxRepository } from '../../src/events/outbox.repository.js';
 import type { TestApp } from './test-app.js';
@@ -34,8 +34,8 @@ export async function recordEvent(
 ): Promise<void> {
   const outbox = t.app.get(OutboxRepository);
   await t.app
-    .get(SqlRunner)
-    .transaction((tx) =>
+    .get(Transactions)
+    .run((tx) =>
       outbox.append(tx, { projectId: null, documentId: null, subjectUserId: null, payload: {}, ...event }, at),
     );
 }
@@ -164,4 +164,28 @@ export async function startInstance(
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${address.port}` };
+}
+
+export interface Json {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Calls the app as one of the logged-in users (`tokens` by username), JSON in and out. */
+export function apiCaller(
+  t: Pick<TestApp, 'url'>,
+  tokens: Record<string, string>,
+): (username: string, method: string, path: string, body?: unknown) => Promise<Json> {
+  return async (username, method, path, body) => {
+    const response = await fetch(`${t.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${tokens[username]}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
 }

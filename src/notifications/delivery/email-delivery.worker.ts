@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { ConfigType } from '@nestjs/config';
 import pLimit from 'p-limit';
 import { notificationsConfig } from '../../config/configuration.js';
+import { Transactions } from '../../database/transactions.js';
 import type { Notification } from '../entities/notification.entity.js';
 import { NotificationHub } from '../stream/notification-hub.js';
 import { DeliveryRepository } from './delivery.repository.js';
@@ -18,7 +19,7 @@ const LEASE_MS = 120_000;
 
 /**
  * Sends `pending` e-mail notifications when SMTP_URL is set: claims due rows (see
- * DeliveryRepository.claimDueEmails, so two instances never send one e-mail twice), sends them
+ * DeliveryRepository.claimEmails, so two instances never send one e-mail twice), sends them
  * through the pooled transport, and records `sent`; a temporary failure (connection refused, 4xx)
  * is retried after NOTIFY_RETRY_BASE_SECONDS, doubling each time, until NOTIFY_MAX_ATTEMPTS
  * attempts in all, then `failed`; a 5xx rejection fails at once. An SMTP outage only delays.
@@ -31,6 +32,7 @@ export class EmailDeliveryWorker implements OnApplicationBootstrap, OnModuleDest
 
   constructor(
     private readonly delivery: DeliveryRepository,
+    private readonly transactions: Transactions,
     private readonly email: EmailChannel,
     private readonly hub: NotificationHub,
     dispatcher: NotificationDispatcher,
@@ -49,9 +51,23 @@ export class EmailDeliveryWorker implements OnApplicationBootstrap, OnModuleDest
 
   async deliverBatch(): Promise<boolean> {
     const now = new Date();
-    const claimed = await this.delivery.claimDueEmails(BATCH_SIZE, now, new Date(now.getTime() + LEASE_MS));
+    const claimed = await this.claimDue(now, new Date(now.getTime() + LEASE_MS));
     await Promise.all(claimed.map((notification) => this.limit(() => this.deliverOne(notification))));
     return claimed.length === BATCH_SIZE;
+  }
+
+  /**
+   * Candidates by a plain read, then each claimed by primary key in one transaction (see
+   * DeliveryRepository.claimEmails), so two instances never send one e-mail twice. A worker that
+   * dies mid-send leaves the row to be retried after the lease.
+   */
+  private async claimDue(now: Date, leaseUntil: Date): Promise<Notification[]> {
+    const due = await this.delivery.dueEmails(BATCH_SIZE, now);
+    if (due.length === 0) return [];
+    const ids = await this.transactions.run((tx) => this.delivery.claimEmails(tx, due, leaseUntil), {
+      readCommitted: true,
+    });
+    return this.delivery.notificationsById(ids);
   }
 
   private async deliverOne(notification: Notification): Promise<void> {
@@ -59,23 +75,28 @@ export class EmailDeliveryWorker implements OnApplicationBootstrap, OnModuleDest
     try {
       if (!recipient) throw new PermanentDeliveryError('the recipient is no longer active');
       await this.email.deliver(notification, recipient);
-      await this.delivery.finishDelivery(notification.id, 'sent');
+      await this.finish(notification.id, 'sent');
     } catch (error) {
       const permanent = error instanceof PermanentDeliveryError;
       if (permanent || notification.attempts >= this.config.maxAttempts) {
         this.logger.warn(
           `e-mail ${notification.id} failed after ${notification.attempts} attempt(s): ${describe(error)}`,
         );
-        await this.delivery.finishDelivery(notification.id, 'failed');
+        await this.finish(notification.id, 'failed');
       } else {
         // attempts counts the one just made: first retry after the base, then doubling.
         const delaySeconds = this.config.retryBaseSeconds * 2 ** (notification.attempts - 1);
-        await this.delivery.retryAt(notification.id, new Date(Date.now() + delaySeconds * 1000));
+        const at = new Date(Date.now() + delaySeconds * 1000);
+        await this.transactions.run((tx) => this.delivery.retryAt(tx, notification.id, at));
         return;
       }
     }
     // The row's status changed (unless it had been read): streams show the new unread count.
     this.hub.publish({ kind: 'count', userId: notification.userId });
+  }
+
+  private finish(id: string, outcome: 'sent' | 'failed'): Promise<void> {
+    return this.transactions.run((tx) => this.delivery.finishDelivery(tx, id, outcome));
   }
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Transactions } from '../../database/transactions.js';
 import type { DocumentParticipants } from '../../documents/document-participants.service.js';
 import { signalOutboxWrite } from '../../events/outbox-signal.js';
 import type { ProjectMembership } from '../../projects/project-membership.service.js';
@@ -21,6 +22,7 @@ describe('NotificationDispatcher polling', () => {
     } as unknown as DeliveryRepository;
     dispatcher = new NotificationDispatcher(
       delivery,
+      {} as Transactions,
       {} as ProjectMembership,
       {} as DocumentParticipants,
       {} as NotificationHub,

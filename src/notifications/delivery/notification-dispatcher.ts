@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Transactions } from '../../database/transactions.js';
 import { DocumentParticipants } from '../../documents/document-participants.service.js';
 import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
 import { onOutboxWrite } from '../../events/outbox-signal.js';
@@ -42,6 +43,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
 
   constructor(
     private readonly delivery: DeliveryRepository,
+    private readonly transactions: Transactions,
     private readonly members: ProjectMembership,
     private readonly participants: DocumentParticipants,
     private readonly hub: NotificationHub,
@@ -79,16 +81,20 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
         unheard.push(event.id);
         continue;
       }
-      const stored = await this.delivery.sql.transaction(async (tx) => {
-        if (!(await this.delivery.claimEvent(tx, event.id, now))) return [];
-        const inserted = await this.delivery.insertNotifications(tx, rows);
-        if (inserted !== rows.length) {
-          // Some existed (the unique index held): which rows are new is unknown, so none is published.
-          this.logger.warn(`event ${event.id} was dispatched before; kept the existing notifications`);
-          return [];
-        }
-        return rows;
-      });
+      // Read committed: the claim locks the event's row and no gap, so writers of new events never wait.
+      const stored = await this.transactions.run(
+        async (tx) => {
+          if (!(await this.delivery.claimEvent(tx, event.id, now))) return [];
+          const inserted = await this.delivery.insertNotifications(tx, rows);
+          if (inserted !== rows.length) {
+            // Some existed (the unique index held): which rows are new is unknown, so none is published.
+            this.logger.warn(`event ${event.id} was dispatched before; kept the existing notifications`);
+            return [];
+          }
+          return rows;
+        },
+        { readCommitted: true },
+      );
       for (const notification of stored) {
         this.hub.publish({
           kind: 'notification',
@@ -98,7 +104,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       }
       if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
     }
-    if (unheard.length) await this.delivery.markDispatched(unheard, new Date());
+    if (unheard.length) {
+      const at = new Date();
+      await this.transactions.run((tx) => this.delivery.markDispatched(tx, unheard, at), { readCommitted: true });
+    }
     const full = events.length === BATCH_SIZE;
     if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
     return full;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsDefined,
@@ -8,9 +8,10 @@ import {
   IsOptional,
   IsString,
   MaxLength,
-  ValidateNested,
+  ValidateBy,
+  type ValidationArguments,
 } from 'class-validator';
-import { DOMAIN_EVENT_TYPES } from '../../events/domain-event.js';
+import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../../events/domain-event.js';
 import { NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from '../entities/notification.entity.js';
 import { NotificationDto } from './notification-list-response.dto.js';
 
@@ -87,15 +88,37 @@ export class ChannelChoiceDto {
   readonly email: boolean;
 }
 
-/** One optional property per event type ('document.created', ...). */
+/** One optional property per event type ('document.created', ...): the OpenAPI shape of a choice set. */
 export class PreferenceChoicesDto {
   [event: string]: ChannelChoiceDto | undefined;
 }
 for (const event of DOMAIN_EVENT_TYPES) {
   ApiPropertyOptional({ type: ChannelChoiceDto })(PreferenceChoicesDto.prototype, event);
-  IsOptional()(PreferenceChoicesDto.prototype, event);
-  ValidateNested()(PreferenceChoicesDto.prototype, event);
-  Type(() => ChannelChoiceDto)(PreferenceChoicesDto.prototype, event);
+}
+
+/**
+ * Why a choice set is refused (none: it is valid). Checked on the body as it arrived: the
+ * transformer would skip keys named like Object's methods ("toString") and the whitelist with them.
+ */
+export function preferenceChoicesProblems(value: unknown): string[] {
+  if (!isPlainObject(value)) return ['preferences must be an object keyed by event type'];
+  const problems: string[] = [];
+  for (const [event, choice] of Object.entries(value)) {
+    if (!(DOMAIN_EVENT_TYPES as readonly string[]).includes(event)) {
+      problems.push(`preferences.${event} is not an event type (one of: ${DOMAIN_EVENT_TYPES.join(', ')})`);
+      continue;
+    }
+    const keys = isPlainObject(choice) ? Object.keys(choice).sort().join(',') : '';
+    const { in_app: inApp, email } = isPlainObject(choice) ? choice : {};
+    if (keys !== 'email,in_app' || typeof inApp !== 'boolean' || typeof email !== 'boolean') {
+      problems.push(`preferences.${event} must be {"in_app": true|false, "email": true|false}`);
+    }
+  }
+  return problems;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class UpdatePreferencesDto {
@@ -104,10 +127,17 @@ export class UpdatePreferencesDto {
     description: 'Any subset of the event types, each with both channels',
     example: { 'document.updated': { in_app: true, email: false } },
   })
+  // The body's own value, as it arrived (see preferenceChoicesProblems).
+  @Transform(({ obj }: { obj: Record<string, unknown> }) => obj.preferences, { toClassOnly: true })
   @IsDefined({ message: 'preferences is required' })
-  @ValidateNested()
-  @Type(() => PreferenceChoicesDto)
-  readonly preferences: PreferenceChoicesDto;
+  @ValidateBy({
+    name: 'preferenceChoices',
+    validator: {
+      validate: (value: unknown) => preferenceChoicesProblems(value).length === 0,
+      defaultMessage: (args?: ValidationArguments) => preferenceChoicesProblems(args?.value).join('; '),
+    },
+  })
+  readonly preferences: Partial<Record<DomainEventType, ChannelChoiceDto>>;
 }
 
 export class PreferencesResponseDto {

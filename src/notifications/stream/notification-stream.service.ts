@@ -26,6 +26,23 @@ interface LiveStream {
   close(): void;
 }
 
+/**
+ * A stream whose unsent output stays above `maxBufferedBytes` for `maxStalledMs` is closed (the
+ * client reads too slowly or not at all); it resumes with Last-Event-ID. Checked on every write.
+ */
+export interface StreamWriteLimits {
+  maxBufferedBytes: number;
+  maxStalledMs: number;
+  /** Milliseconds on a monotonic clock. */
+  now(): number;
+}
+
+export const STREAM_WRITE_LIMITS: StreamWriteLimits = {
+  maxBufferedBytes: 1024 * 1024,
+  maxStalledMs: 30_000,
+  now: () => performance.now(),
+};
+
 /** At most this many notifications are replayed for a Last-Event-ID. */
 const REPLAY_LIMIT = 1_000;
 /** The session (logout, deactivation) is checked at least this often, so a stream ends within 30 s. */
@@ -48,6 +65,8 @@ export class NotificationStreamService implements OnModuleDestroy {
   /** Per user: the unread-count read in flight, and the one queued behind it (shared by all the user's streams). */
   private readonly counts = new Map<string, { running: Promise<number>; next?: Promise<number> }>();
   private readonly settings: ReturnType<typeof jwtSettings>;
+  /** Replaceable (tests use a small bound and their own clock). */
+  writeLimits: StreamWriteLimits = STREAM_WRITE_LIMITS;
 
   constructor(
     private readonly hub: NotificationHub,
@@ -107,6 +126,11 @@ export class NotificationStreamService implements OnModuleDestroy {
     return session;
   }
 
+  /** How many streams of the user are open on this instance. */
+  openStreamsOf(userId: string): number {
+    return this.openStreams.get(userId) ?? 0;
+  }
+
   /** Opens the stream (429 past SSE_MAX_STREAMS_PER_USER on this instance). */
   async open(session: StreamSession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const { userId } = session;
@@ -138,8 +162,22 @@ export class NotificationStreamService implements OnModuleDestroy {
     const enqueue = (work: () => Promise<void> | void) => {
       queue = queue.then(work).catch(() => close());
     };
+    const limits = this.writeLimits;
+    let stalledSince: number | undefined;
     const write = (text: string) => {
-      if (!closed) response.write(text);
+      if (closed) return;
+      response.write(text);
+      if (response.writableLength <= limits.maxBufferedBytes) {
+        stalledSince = undefined;
+        return;
+      }
+      stalledSince ??= limits.now();
+      if (limits.now() - stalledSince >= limits.maxStalledMs) {
+        this.logger.warn(`closed a stream of ${userId}: ${response.writableLength} bytes unsent`);
+        // end() would wait behind the unsent bytes; the client reconnects with Last-Event-ID.
+        closed = true;
+        response.destroy();
+      }
     };
     const sendNotification = (notification: NotificationDto) =>
       write(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);

@@ -1,8 +1,8 @@
-// The notification list's statements, owned by NotificationsRepository (the only caller in src/).
-// Pure text builders with no runtime imports, so the bench's baseline server, its EXPLAIN check and
-// the service all run this one copy without loading Nest or TypeORM. Identifiers are plain
-// camelCase names (see the InitialSchema migration): no quoting on either database.
-import type { SqlStatement } from '../database/sql-runner.js';
+// The notification list's statements as the service ran them before it read through TypeORM: a copy
+// for the EXPLAIN check, which runs them on the bench databases without Nest or TypeORM.
+// Identifiers are plain camelCase names (see the InitialSchema migration): no quoting on either database.
+/** A statement and its parameters. */
+type SqlStatement = [sql: string, parameters: unknown[]];
 
 /** The columns a list page answers (NotificationDto's fields, in its order). */
 export const NOTIFICATION_LIST_COLUMNS = [
