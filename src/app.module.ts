@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CommentsModule } from './comments/comments.module.js';
 import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
@@ -34,6 +35,7 @@ import { UsersModule } from './users/users.module.js';
     AuditModule,
     ProjectsModule,
     DocumentsModule,
+    CommentsModule,
     NotificationsModule,
     HealthModule,
   ],

@@ -5,6 +5,8 @@ import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
 import { Role } from '../users/entities/role.entity.js';
 import { UserRole } from '../users/entities/user-role.entity.js';
+import { User } from '../users/entities/user.entity.js';
+import type { Tx } from '../database/transactions.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentParticipant } from './entities/document-participant.entity.js';
 import { Document } from './entities/document.entity.js';
@@ -39,27 +41,54 @@ export class DocumentParticipants {
 
   /**
    * The ids of the document's participants who may still read it (none for an unknown document):
-   * its uploader and everyone who changed it, read off document_participants.
+   * its uploader and everyone who changed or commented on it, read off document_participants.
    */
   async of(documentId: string): Promise<string[]> {
+    return this.readers(documentId);
+  }
+
+  /** Which of `userIds` may read the document now (none for an unknown document). */
+  readersAmong(documentId: string, userIds: readonly string[]): Promise<string[]> {
+    return userIds.length ? this.readers(documentId, userIds) : Promise.resolve([]);
+  }
+
+  /** Makes `userId` a participant, in the transaction of what made them one (idempotent). */
+  async add(tx: Tx, documentId: string, userId: string): Promise<void> {
+    await tx
+      .createQueryBuilder()
+      .insert()
+      .into(DocumentParticipant)
+      .values({ documentId, userId })
+      .orIgnore()
+      .execute();
+  }
+
+  private async readers(documentId: string, candidates?: readonly string[]): Promise<string[]> {
     const manager = this.dataSource.manager;
     const document = await manager.findOne(Document, {
       select: { id: true, uploadedBy: true, projectId: true },
       where: { id: documentId },
     });
     if (!document) return [];
-    const rows = await manager
-      .createQueryBuilder(DocumentParticipant, 'p')
-      .leftJoin(ProjectMember, 'pm', 'pm.projectId = :projectId AND pm.userId = p.userId', {
-        projectId: document.projectId,
-      })
-      .select('p.userId', 'userId')
-      .addSelect('pm.role', 'projectRole')
-      .where('p.documentId = :documentId', { documentId })
-      .getRawMany<{ userId: string; projectRole: unknown }>();
+    const query = candidates
+      ? manager
+          .createQueryBuilder(User, 'p')
+          .select('p.id', 'userId')
+          .leftJoin(ProjectMember, 'pm', 'pm.projectId = :projectId AND pm.userId = p.id', {
+            projectId: document.projectId,
+          })
+          .where('p.id IN (:...candidates)', { candidates })
+      : manager
+          .createQueryBuilder(DocumentParticipant, 'p')
+          .select('p.userId', 'userId')
+          .leftJoin(ProjectMember, 'pm', 'pm.projectId = :projectId AND pm.userId = p.userId', {
+            projectId: document.projectId,
+          })
+          .where('p.documentId = :documentId', { documentId });
+    const rows = await query.addSelect('pm.role', 'projectRole').getRawMany<{ userId: string; projectRole: unknown }>();
     const byId = new Map(rows.map((row) => [row.userId, isProjectRole(row.projectRole) ? row.projectRole : null]));
     // Documents written before participants were rows still count their uploader.
-    if (!byId.has(document.uploadedBy)) byId.set(document.uploadedBy, null);
+    if (!candidates && !byId.has(document.uploadedBy)) byId.set(document.uploadedBy, null);
     const outsiders = [...byId].filter(([, role]) => role === null).map(([id]) => id);
     const roles = await this.rolesOf(outsiders);
     const participants = [...byId].map(([id, projectRole]) => ({

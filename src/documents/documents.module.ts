@@ -38,6 +38,6 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     { provide: FILE_STORE_ROOT, inject: [storageConfig.KEY], useFactory: (storage: StorageConfig) => storage.dir },
     FileStore,
   ],
-  exports: [DocumentParticipants, DocumentTrashService],
+  exports: [DocumentParticipants, DocumentTrashService, DocumentsService],
 })
 export class DocumentsModule {}

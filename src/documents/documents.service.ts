@@ -12,7 +12,7 @@ import {
   type KeysetSort,
 } from './document-search.repository.js';
 import { DocumentWrites } from './document-writes.js';
-import { DocumentsRepository } from './documents.repository.js';
+import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';
 import type { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import type { DocumentHistory, FieldChange } from './entities/document-history.entity.js';
@@ -130,7 +130,14 @@ export class DocumentsService {
 
   /** The document, for a reader (else 404). */
   async get(documentId: string, user: AuthenticatedUser): Promise<Document> {
-    return this.policy.readable(documentId, await this.documents.find(documentId, user.id), user);
+    return (await this.readableAccess(documentId, user)).document;
+  }
+
+  /** The document with the reader's project role, for features that hang off documents (else 404). */
+  async readableAccess(documentId: string, user: AuthenticatedUser): Promise<DocumentWithAccess> {
+    const found = await this.documents.find(documentId, user.id);
+    this.policy.readable(documentId, found, user);
+    return found!;
   }
 
   /**

@@ -11,6 +11,8 @@ export const DOMAIN_EVENT_TYPES = [
   'document.deleted',
   'document.restored',
   'project.member_added',
+  'comment.created',
+  'comment.mentioned',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -20,6 +20,7 @@ import { DocumentSearchScope1763800000032 } from './1763800000032-DocumentSearch
 import { DocumentHistoryAuthors1763800000033 } from './1763800000033-DocumentHistoryAuthors.js';
 import { DocumentParticipants1763800000040 } from './1763800000040-DocumentParticipants.js';
 import { NotificationCountsPerRow1763800000050 } from './1763800000050-NotificationCountsPerRow.js';
+import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   DocumentHistoryAuthors1763800000033,
   DocumentParticipants1763800000040,
   NotificationCountsPerRow1763800000050,
+  DocumentComments1763800000080,
 ];

@@ -13,6 +13,7 @@ const EMAIL_BY_DEFAULT = new Set<DomainEventType>([
   'document.version_added',
   'document.status_changed',
   'project.member_added',
+  'comment.mentioned',
 ]);
 
 export function defaultChoice(event: DomainEventType): ChannelChoice {

@@ -50,6 +50,14 @@ export function notificationText(context: EventContext): { subject: string; mess
       subject = `${title} was restored`;
       message = `${actor} restored the document ${title} from the trash.`;
       break;
+    case 'comment.created':
+      subject = `New comment on ${title}`;
+      message = `${actor} commented on the document ${title}: ${text(payload.excerpt) ?? ''}`;
+      break;
+    case 'comment.mentioned':
+      subject = `${actor} mentioned you on ${title}`;
+      message = `${actor} mentioned you in a comment on the document ${title}: ${text(payload.excerpt) ?? ''}`;
+      break;
     case 'project.member_added': {
       const role = text(payload.role);
       subject = `You were added to ${project}`;

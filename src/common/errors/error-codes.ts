@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   project_not_found: 404,
   member_not_found: 404,
   notification_not_found: 404,
+  comment_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -22,6 +22,7 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   document_type_not_found: 'No document type has the id 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.',
   project_not_found: 'No project has the id 2c4e6a8b-1d3f-4a5b-9c7d-8e0f1a2b3c4d.',
   notification_not_found: 'You have no notification with the id 7d1e3f5a-9b2c-4d6e-8f0a-1b3c5d7e9f2a.',
+  comment_not_found: 'No comment with id 5f0c2b7e-8a1d-4c3e-9b2f-1a2b3c4d5e6f that you can read.',
   member_not_found: 'The user 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed is not a member of this project.',
   route_not_found: 'No such route; see /docs for the operations this service offers.',
   request_timeout: 'The request was not received in time; send it again.',

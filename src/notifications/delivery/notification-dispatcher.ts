@@ -115,12 +115,14 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
 
   private async recipientIds(event: OutboxEvent): Promise<string[]> {
     let ids: string[];
-    if (event.type === 'project.member_added') ids = event.subjectUserId ? [event.subjectUserId] : [];
+    // An event about one user (added to a project, mentioned) is for that user alone.
+    if (event.subjectUserId) ids = [event.subjectUserId];
     else if (event.type === 'document.created')
       ids = event.projectId ? await this.members.memberIds(event.projectId) : [];
     else ids = event.documentId ? await this.participants.of(event.documentId) : [];
-    // Never the one who made the change.
-    return [...new Set(ids)].filter((id) => id !== event.actorId);
+    // Never the one who made the change, nor those told by an event of their own (payload.mentioned).
+    const toldElsewhere = new Set(stringList(event.payload?.mentioned));
+    return [...new Set(ids)].filter((id) => id !== event.actorId && !toldElsewhere.has(id));
   }
 
   private async notificationsFor(event: OutboxEvent, now: Date): Promise<Notification[]> {
@@ -169,4 +171,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     }
     return rows;
   }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
