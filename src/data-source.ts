@@ -16,6 +16,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
 import { Role } from './users/entities/role.entity.js';
+import { PendingFile } from './storage/entities/pending-file.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
 import { User } from './users/entities/user.entity.js';
 
@@ -41,6 +42,7 @@ export const ENTITIES = [
   AuditEvent,
   NotificationPreference,
   NotificationStreamTicket,
+  PendingFile,
 ];
 export { MIGRATIONS };
 

@@ -6,28 +6,20 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
-import { databaseConfig, storageConfig } from '../config/configuration.js';
-import { SCHEMA } from '../data-source.js';
-import { DatabaseModule } from '../database/database.module.js';
+import { httpConfig } from '../config/configuration.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { DocumentTrashService } from '../documents/document-trash.service.js';
 import { parseFlags, runCli } from './cli-support.js';
+import { CliModule } from './cli.module.js';
 
 const USAGE = 'Usage: npm run trash:purge';
 
-/** The database and the documents feature (its file store under STORAGE_DIR); no HTTP, no JWT keys. */
-@Module({
-  imports: [
-    ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: true,
-      skipProcessEnv: true,
-      load: [databaseConfig, storageConfig],
-    }),
-    DatabaseModule.forRoot(SCHEMA),
-    DocumentsModule,
-  ],
-})
+/**
+ * The CLIs' module (database, STORAGE_DIR; its one DatabaseModule.forRoot, so no second data source
+ * named "default") with the documents feature. REQUEST_TIMEOUT_MS tells when an upload in flight
+ * is stale; no HTTP is served, no JWT keys are needed.
+ */
+@Module({ imports: [CliModule, ConfigModule.forFeature(httpConfig), DocumentsModule] })
 class TrashPurgeCliModule {}
 
 async function main(): Promise<void> {

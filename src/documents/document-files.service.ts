@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import { FileStore, type ByteRange, type StoredFileStream } from '../storage/file-store.js';
 import type { MultipartUpload } from '../storage/multipart-upload.js';
+import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy, type DocumentAccess } from './document-access.policy.js';
 import { checkIfMatch } from './document-change.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
@@ -32,8 +33,8 @@ export interface ContentVersion {
 
 /**
  * Documents with files: creating one from an upload, adding versions, listing versions and
- * serving their bytes. Files are committed to the store before the rows that reference them,
- * and a commit whose rows fail is undone (FileStore.undoCommit).
+ * serving their bytes. An upload's bytes are reserved before its file is placed in the store, and
+ * the reservation ends in the transaction of the rows naming them (StoredFiles).
  */
 @Injectable()
 export class DocumentFilesService {
@@ -46,6 +47,7 @@ export class DocumentFilesService {
     private readonly transactions: Transactions,
     private readonly policy: DocumentAccessPolicy,
     private readonly store: FileStore,
+    private readonly storedFiles: StoredFiles,
   ) {}
 
   /**
@@ -105,9 +107,9 @@ export class DocumentFilesService {
       changes: { fileName: { from: null, to: document.fileName } },
       action: 'created',
     } satisfies DocumentHistory);
-    await this.committed(upload, () =>
-      this.transactions.run((tx) =>
-        this.documents.insert(tx, {
+    await this.committed(upload, (settle) =>
+      this.transactions.run(async (tx) => {
+        await this.documents.insert(tx, {
           from: document,
           document,
           values: {},
@@ -121,8 +123,9 @@ export class DocumentFilesService {
             subjectUserId: null,
             payload: { title: document.title, actorName: user.username },
           },
-        }),
-      ),
+        });
+        await settle(tx);
+      }),
     );
     return document;
   }
@@ -158,7 +161,7 @@ export class DocumentFilesService {
     user: AuthenticatedUser,
     ifMatch?: string,
   ): Promise<Document> {
-    return this.committed(upload, () =>
+    return this.committed(upload, (settle) =>
       this.writes.change(documentId, user, (found) => {
         const current = this.versionable(documentId, found, user, ifMatch);
         const next = current.currentVersion + 1;
@@ -170,6 +173,7 @@ export class DocumentFilesService {
         );
         return {
           current,
+          alsoInTx: settle,
           change: {
             action: 'version_added',
             event: 'document.version_added',
@@ -228,16 +232,21 @@ export class DocumentFilesService {
     return opened;
   }
 
-  /** Commits the upload's file, runs the database write, and removes the file again if the write fails. */
-  private async committed<T>(upload: MultipartUpload, write: () => Promise<T>): Promise<T> {
+  /**
+   * Reserves the upload's bytes, places its file, and runs the database write, which settles the
+   * reservation in its transaction; a failed write releases them (the file goes unless named).
+   */
+  private async committed<T>(
+    upload: MultipartUpload,
+    write: (settle: (tx: Tx) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     try {
-      await upload.file.commit();
+      const reservation = await this.storedFiles.reserve(upload.sha256);
       try {
-        return await write();
+        await upload.file.commit();
+        return await write((tx) => this.storedFiles.settle(tx, reservation));
       } catch (error) {
-        await upload.file.undoCommit().catch((undoError: unknown) => {
-          this.logger.error({ msg: 'removing the file of a failed upload failed', err: undoError });
-        });
+        await this.storedFiles.release(reservation);
         throw error;
       }
     } finally {

@@ -19,6 +19,7 @@ import { NotificationCountsByStatement1763800000031 } from './1763800000031-Noti
 import { DocumentSearchScope1763800000032 } from './1763800000032-DocumentSearchScope.js';
 import { DocumentHistoryAuthors1763800000033 } from './1763800000033-DocumentHistoryAuthors.js';
 import { DocumentParticipants1763800000040 } from './1763800000040-DocumentParticipants.js';
+import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   DocumentSearchScope1763800000032,
   DocumentHistoryAuthors1763800000033,
   DocumentParticipants1763800000040,
+  PendingFiles1763800000090,
 ];
