@@ -3,7 +3,7 @@
 // versions and history, and every stored file no remaining version references (what the service
 // also does every hour).
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { httpConfig } from '../config/configuration.js';
@@ -14,12 +14,16 @@ import { CliModule } from './cli.module.js';
 
 const USAGE = 'Usage: npm run trash:purge';
 
+/** REQUEST_TIMEOUT_MS, which tells the file collector when an upload in flight is stale. */
+@Global()
+@Module({ imports: [ConfigModule.forFeature(httpConfig)], exports: [ConfigModule] })
+class UploadDeadlineModule {}
+
 /**
  * The CLIs' module (database, STORAGE_DIR; its one DatabaseModule.forRoot, so no second data source
- * named "default") with the documents feature. REQUEST_TIMEOUT_MS tells when an upload in flight
- * is stale; no HTTP is served, no JWT keys are needed.
+ * named "default") with the documents feature. No HTTP is served, no JWT keys are needed.
  */
-@Module({ imports: [CliModule, ConfigModule.forFeature(httpConfig), DocumentsModule] })
+@Module({ imports: [CliModule, UploadDeadlineModule, DocumentsModule] })
 class TrashPurgeCliModule {}
 
 async function main(): Promise<void> {

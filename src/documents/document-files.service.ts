@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import { FileStore, type ByteRange, type StoredFileStream } from '../storage/file-store.js';
+import { FileStore, type OpenedFile } from '../storage/file-store.js';
 import type { MultipartUpload } from '../storage/multipart-upload.js';
 import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy, type DocumentAccess } from './document-access.policy.js';
@@ -39,6 +39,8 @@ export interface ContentVersion {
 @Injectable()
 export class DocumentFilesService {
   private readonly logger = new Logger(DocumentFilesService.name);
+  /** Files already reported missing or damaged (logged once each). */
+  private readonly unavailableFiles = new Set<string>();
 
   constructor(
     private readonly documents: DocumentsRepository,
@@ -225,11 +227,25 @@ export class DocumentFilesService {
     return { document, version: found as ContentVersion['version'] };
   }
 
-  /** A stream of the version's bytes (or of `range`); an error when the store lacks them. */
-  async open(version: ContentVersion['version'], range?: ByteRange): Promise<StoredFileStream> {
-    const opened = await this.store.open(version.sha256, range);
-    if (!opened) throw new Error(`The store has no file for a recorded version (sha256 ${version.sha256}).`);
-    return opened;
+  /**
+   * The version's stored file, checked against its row before any header is sent: a file missing or
+   * of another size (truncated behind the service's back) is 500 file_unavailable, logged once per file.
+   */
+  async openContent(version: ContentVersion['version']): Promise<OpenedFile> {
+    const file = await this.store.openFile(version.sha256);
+    if (file?.size === version.fileSize) return file;
+    await file?.close();
+    if (!this.unavailableFiles.has(version.sha256)) {
+      this.unavailableFiles.add(version.sha256);
+      this.logger.error(
+        `The stored file ${version.sha256} of document ${version.documentId} version ${version.version} is ` +
+          (file ? `${file.size} bytes instead of ${version.fileSize}` : 'missing'),
+      );
+    }
+    throw new ApiError(
+      'file_unavailable',
+      `The stored file of version ${version.version} of document ${version.documentId} is missing or damaged; an administrator has been alerted.`,
+    );
   }
 
   /**

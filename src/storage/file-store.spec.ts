@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileStore, FileTooLargeError, HEAD_SAMPLE_BYTES, isSha256 } from './file-store.js';
 
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -28,6 +28,7 @@ describe('FileStore', () => {
   });
 
   afterEach(async () => {
+    vi.restoreAllMocks();
     await rm(root, { recursive: true, force: true });
   });
 
@@ -208,6 +209,44 @@ describe('FileStore', () => {
     await expect(store.open(sha256Of('never stored'))).resolves.toBeUndefined();
     await expect(store.size(stored.sha256)).resolves.toBe(10);
     await expect(store.size(sha256Of('never stored'))).resolves.toBeUndefined();
+  });
+
+  it.each(['ENOSPC', 'EDQUOT'])(
+    'answers 507 insufficient_storage when the disk refuses a write (%s), and leaves nothing behind',
+    async (code) => {
+      const pending = await store.begin();
+      // The file system's answer to a full disk, at the boundary: the temporary file's write stream.
+      vi.spyOn(pending['handle'], 'createWriteStream').mockReturnValue(
+        new Writable({
+          write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('no space left'), { code })),
+        }) as never,
+      );
+
+      const written = pending.write(Readable.from([Buffer.from('too much')]));
+
+      await expect(written).rejects.toMatchObject({ code: 'insufficient_storage', status: 507 });
+      expect(await filesUnder(root)).toEqual([]);
+    },
+  );
+
+  it('answers 507 when the disk is full as the store places a file, and leaves nothing behind', async () => {
+    const pending = await store.begin();
+    await pending.write(Readable.from([Buffer.from('placed on a full disk')]));
+    vi.spyOn(store, 'place').mockRejectedValue(Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
+
+    await expect(pending.commit()).rejects.toMatchObject({ code: 'insufficient_storage' });
+    expect(await filesUnder(root)).toEqual([]);
+  });
+
+  it('opens a stored file with its fstat size, so a truncated file can be told before any header', async () => {
+    const stored = await storeBytes('0123456789');
+    await writeFile(store.pathOf(stored.sha256), '01234');
+
+    const file = await store.openFile(stored.sha256);
+    expect(file?.size).toBe(5);
+    expect(await text(file!.stream({ start: 1, end: 2 }))).toBe('12');
+    await file!.close();
+    await expect(store.openFile(sha256Of('never stored'))).resolves.toBeUndefined();
   });
 
   it('removes a stored file', async () => {

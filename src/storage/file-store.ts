@@ -33,6 +33,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ApiError } from '../common/errors/error-codes.js';
 
 /** Injection token for the store's root directory (`STORAGE_DIR`). */
 export const FILE_STORE_ROOT = Symbol('FILE_STORE_ROOT');
@@ -84,6 +85,24 @@ export interface BeginOptions {
   maxBytes?: number;
 }
 
+/** A full disk or quota (ENOSPC, EDQUOT) becomes 507 insufficient_storage; anything else stays as it is. */
+export function storageFault(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new ApiError('insufficient_storage', 'The file store is full; nothing was kept. Try again later.');
+  }
+  return error;
+}
+
+/** A stored file opened for reading: its size as the file system reports it (fstat), and its bytes. */
+export interface OpenedFile {
+  size: number;
+  /** A stream of the bytes (or of the inclusive `range`); it closes the file when it ends. */
+  stream(range?: ByteRange): Readable;
+  /** Closes the file; harmless after the stream closed it. */
+  close(): Promise<void>;
+}
+
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
@@ -125,7 +144,9 @@ export class FileStore implements OnModuleInit {
     await mkdir(this.tempDir, { recursive: true });
     const tempPath = join(this.tempDir, `${randomBytes(16).toString('hex')}.tmp`);
     // 'wx': never reuse or follow an existing entry; 0o600: the bytes are the owner's only.
-    const handle = await open(tempPath, 'wx', 0o600);
+    const handle = await open(tempPath, 'wx', 0o600).catch((error: unknown) => {
+      throw storageFault(error);
+    });
     return new PendingWrite(this, tempPath, handle, options.maxBytes ?? Number.POSITIVE_INFINITY);
   }
 
@@ -151,6 +172,33 @@ export class FileStore implements OnModuleInit {
       // The stream owns the handle from here and closes it when it ends or is destroyed.
       const stream = handle.createReadStream({ ...range, highWaterMark: READ_CHUNK_BYTES });
       return { stream, size };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** Opens the stored bytes of `sha256` with their size; undefined when no such file exists. */
+  async openFile(sha256: string): Promise<OpenedFile | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(sha256), 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      return {
+        size,
+        stream: (range) => {
+          if (range && (range.start < 0 || range.start > range.end || range.end >= size)) {
+            throw new RangeError(`Range ${range.start}-${range.end} is outside a file of ${size} bytes.`);
+          }
+          return handle.createReadStream({ ...range, highWaterMark: READ_CHUNK_BYTES });
+        },
+        close: () => handle.close(),
+      };
     } catch (error) {
       await handle.close();
       throw error;
@@ -317,7 +365,7 @@ export class PendingWrite {
       await pipeline(source, meter, this.handle.createWriteStream({ flush: true }));
     } catch (error) {
       await this.abort();
-      throw error;
+      throw storageFault(error);
     }
     if (this.state !== 'writing') throw new Error('The pending write was aborted while it was being written.');
     this.digest = this.hash.digest('hex');
@@ -344,7 +392,7 @@ export class PendingWrite {
       // Not abort(): that waits for this very commit.
       this.abortion ??= this.removeTemporaryFile();
       await this.abortion;
-      throw error;
+      throw storageFault(error);
     }
     this.state = 'committed';
     return { sha256: this.digest, size: this.bytes };
