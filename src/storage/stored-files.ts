@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ApiError } from '../common/errors/error-codes.js';
@@ -15,6 +15,14 @@ export const STORED_FILE_REFERENCES = Symbol('STORED_FILE_REFERENCES');
 export interface StoredFileReferences {
   /** Those of `hashes` that no committed row names, read in `tx`. */
   unreferencedHashes(hashes: readonly string[], tx: Tx): Promise<string[]>;
+  /** Every stored file a committed row names, with the size the row records. */
+  referencedFiles(): Promise<{ sha256: string; size: number }[]>;
+}
+
+/** A referenced file that is not as its rows record it (storage:verify). */
+export interface FileProblem {
+  sha256: string;
+  problem: string;
 }
 
 /** An upload's claim on its bytes, from before its file is placed until its row commits or it fails. */
@@ -116,6 +124,28 @@ export class StoredFiles {
     if (hashes.length === 0) return 0;
     const candidates = await this.transactions.run((tx) => this.references.unreferencedHashes(hashes, tx));
     return this.collect(candidates);
+  }
+
+  /** Checks every referenced file's presence, size and SHA-256; answers what is wrong. */
+  async verify(): Promise<FileProblem[]> {
+    const problems: FileProblem[] = [];
+    for (const { sha256, size } of await this.references.referencedFiles()) {
+      const file = await this.store.openFile(sha256);
+      if (!file) {
+        problems.push({ sha256, problem: 'missing' });
+        continue;
+      }
+      if (file.size !== size) {
+        await file.close();
+        problems.push({ sha256, problem: `${file.size} bytes, ${size} recorded` });
+        continue;
+      }
+      const hash = createHash('sha256');
+      for await (const chunk of file.stream()) hash.update(chunk as Buffer);
+      const actual = hash.digest('hex');
+      if (actual !== sha256) problems.push({ sha256, problem: `content has SHA-256 ${actual}` });
+    }
+    return problems;
   }
 
   private staleBefore(): Date {
