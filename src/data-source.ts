@@ -17,6 +17,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
 import { Role } from './users/entities/role.entity.js';
+import { PendingFile } from './storage/entities/pending-file.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
 import { User } from './users/entities/user.entity.js';
 
@@ -43,6 +44,7 @@ export const ENTITIES = [
   NotificationPreference,
   NotificationStreamTicket,
   Comment,
+  PendingFile,
 ];
 export { MIGRATIONS };
 

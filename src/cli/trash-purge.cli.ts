@@ -3,32 +3,12 @@
 // versions and history, and every stored file no remaining version references (what the service
 // also does every hour).
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
-import { databaseConfig, storageConfig } from '../config/configuration.js';
-import { SCHEMA } from '../data-source.js';
-import { DatabaseModule } from '../database/database.module.js';
-import { DocumentsModule } from '../documents/documents.module.js';
 import { DocumentTrashService } from '../documents/document-trash.service.js';
 import { parseFlags, runCli } from './cli-support.js';
+import { StorageCliModule } from './storage-cli.module.js';
 
 const USAGE = 'Usage: npm run trash:purge';
-
-/** The database and the documents feature (its file store under STORAGE_DIR); no HTTP, no JWT keys. */
-@Module({
-  imports: [
-    ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: true,
-      skipProcessEnv: true,
-      load: [databaseConfig, storageConfig],
-    }),
-    DatabaseModule.forRoot(SCHEMA),
-    DocumentsModule,
-  ],
-})
-class TrashPurgeCliModule {}
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), { help: { type: 'boolean', short: 'h' } }, USAGE);
@@ -36,7 +16,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const context = await NestFactory.createApplicationContext(TrashPurgeCliModule, {
+  const context = await NestFactory.createApplicationContext(StorageCliModule, {
     logger: false,
     abortOnError: false,
   });

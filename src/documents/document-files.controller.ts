@@ -120,6 +120,7 @@ export class DocumentFilesController {
 
   @Post()
   @RouteConfig(MULTIPART_UPLOAD_ROUTE)
+  @ApiErrors(507, ['insufficient_storage', 'The file store is full; nothing was kept. Try again later.'])
   @ApiOperation({
     summary: 'Create a document by uploading its file',
     description:
@@ -259,6 +260,7 @@ export class DocumentFilesController {
 
   @Post(':documentId/versions')
   @RouteConfig(MULTIPART_UPLOAD_ROUTE)
+  @ApiErrors(507, ['insufficient_storage', 'The file store is full; nothing was kept. Try again later.'])
   @ApiOperation({
     summary: 'Add a version of a document by uploading its new file',
     description:
@@ -351,6 +353,10 @@ export class DocumentFilesController {
     reply: FastifyReply,
     withBody: boolean,
   ): Promise<void> {
+    const file = await this.files.openContent(version);
+    reply.raw.once('close', () => {
+      file.close().catch(() => undefined);
+    });
     const etag = entityTag(version.sha256);
     const size = version.fileSize;
     void reply.headers({ ...DOWNLOAD_SAFETY, etag, 'accept-ranges': 'bytes', 'cache-control': 'private, no-cache' });
@@ -381,7 +387,6 @@ export class DocumentFilesController {
       await reply.send();
       return;
     }
-    const { stream } = await this.files.open(version, range.kind === 'partial' ? range : undefined);
-    await reply.send(stream);
+    await reply.send(file.stream(range.kind === 'partial' ? range : undefined));
   }
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { Transactions } from '../database/transactions.js';
-import { FileStore, type ByteRange, type StoredFileStream } from '../storage/file-store.js';
+import { Transactions, type Tx } from '../database/transactions.js';
+import { FileStore, type OpenedFile } from '../storage/file-store.js';
 import type { MultipartUpload } from '../storage/multipart-upload.js';
+import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy, type DocumentAccess } from './document-access.policy.js';
 import { checkIfMatch } from './document-change.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
@@ -32,12 +33,14 @@ export interface ContentVersion {
 
 /**
  * Documents with files: creating one from an upload, adding versions, listing versions and
- * serving their bytes. Files are committed to the store before the rows that reference them,
- * and a commit whose rows fail is undone (FileStore.undoCommit).
+ * serving their bytes. An upload's bytes are reserved before its file is placed in the store, and
+ * the reservation ends in the transaction of the rows naming them (StoredFiles).
  */
 @Injectable()
 export class DocumentFilesService {
   private readonly logger = new Logger(DocumentFilesService.name);
+  /** Files already reported missing or damaged (logged once each). */
+  private readonly unavailableFiles = new Set<string>();
 
   constructor(
     private readonly documents: DocumentsRepository,
@@ -46,6 +49,7 @@ export class DocumentFilesService {
     private readonly transactions: Transactions,
     private readonly policy: DocumentAccessPolicy,
     private readonly store: FileStore,
+    private readonly storedFiles: StoredFiles,
   ) {}
 
   /**
@@ -105,9 +109,9 @@ export class DocumentFilesService {
       changes: { fileName: { from: null, to: document.fileName } },
       action: 'created',
     } satisfies DocumentHistory);
-    await this.committed(upload, () =>
-      this.transactions.run((tx) =>
-        this.documents.insert(tx, {
+    await this.committed(upload, (settle) =>
+      this.transactions.run(async (tx) => {
+        await this.documents.insert(tx, {
           from: document,
           document,
           values: {},
@@ -121,8 +125,9 @@ export class DocumentFilesService {
             subjectUserId: null,
             payload: { title: document.title, actorName: user.username },
           },
-        }),
-      ),
+        });
+        await settle(tx);
+      }),
     );
     return document;
   }
@@ -158,7 +163,7 @@ export class DocumentFilesService {
     user: AuthenticatedUser,
     ifMatch?: string,
   ): Promise<Document> {
-    return this.committed(upload, () =>
+    return this.committed(upload, (settle) =>
       this.writes.change(documentId, user, (found) => {
         const current = this.versionable(documentId, found, user, ifMatch);
         const next = current.currentVersion + 1;
@@ -170,6 +175,7 @@ export class DocumentFilesService {
         );
         return {
           current,
+          alsoInTx: settle,
           change: {
             action: 'version_added',
             event: 'document.version_added',
@@ -221,23 +227,42 @@ export class DocumentFilesService {
     return { document, version: found as ContentVersion['version'] };
   }
 
-  /** A stream of the version's bytes (or of `range`); an error when the store lacks them. */
-  async open(version: ContentVersion['version'], range?: ByteRange): Promise<StoredFileStream> {
-    const opened = await this.store.open(version.sha256, range);
-    if (!opened) throw new Error(`The store has no file for a recorded version (sha256 ${version.sha256}).`);
-    return opened;
+  /**
+   * The version's stored file, checked against its row before any header is sent: a file missing or
+   * of another size (truncated behind the service's back) is 500 file_unavailable, logged once per file.
+   */
+  async openContent(version: ContentVersion['version']): Promise<OpenedFile> {
+    const file = await this.store.openFile(version.sha256);
+    if (file?.size === version.fileSize) return file;
+    await file?.close();
+    if (!this.unavailableFiles.has(version.sha256)) {
+      this.unavailableFiles.add(version.sha256);
+      this.logger.error(
+        `The stored file ${version.sha256} of document ${version.documentId} version ${version.version} is ` +
+          (file ? `${file.size} bytes instead of ${version.fileSize}` : 'missing'),
+      );
+    }
+    throw new ApiError(
+      'file_unavailable',
+      `The stored file of version ${version.version} of document ${version.documentId} is missing or damaged; an administrator has been alerted.`,
+    );
   }
 
-  /** Commits the upload's file, runs the database write, and removes the file again if the write fails. */
-  private async committed<T>(upload: MultipartUpload, write: () => Promise<T>): Promise<T> {
+  /**
+   * Reserves the upload's bytes, places its file, and runs the database write, which settles the
+   * reservation in its transaction; a failed write releases them (the file goes unless named).
+   */
+  private async committed<T>(
+    upload: MultipartUpload,
+    write: (settle: (tx: Tx) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     try {
-      await upload.file.commit();
+      const reservation = await this.storedFiles.reserve(upload.sha256);
       try {
-        return await write();
+        await upload.file.commit();
+        return await write((tx) => this.storedFiles.settle(tx, reservation));
       } catch (error) {
-        await upload.file.undoCommit().catch((undoError: unknown) => {
-          this.logger.error({ msg: 'removing the file of a failed upload failed', err: undoError });
-        });
+        await this.storedFiles.release(reservation);
         throw error;
       }
     } finally {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { CLI_AUDIT_CONTEXT, type AuditContext } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.js';
@@ -6,7 +6,7 @@ import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-use
 import { ApiError } from '../common/errors/error-codes.js';
 import { storageConfig } from '../config/configuration.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import { FileStore } from '../storage/file-store.js';
+import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { checkIfMatch } from './document-change.js';
 import { DocumentSearchRepository } from './document-search.repository.js';
@@ -15,8 +15,6 @@ import { DocumentsRepository } from './documents.repository.js';
 import type { ListTrashQueryDto } from './dto/list-documents-query.dto.js';
 import type { Document } from './entities/document.entity.js';
 
-/** A stored file is removed only when untouched this long (see FileStore: a commit may be reusing it). */
-export const PURGE_FILE_GRACE_MS = 15 * 60_000;
 /** Documents purged per transaction. */
 const PURGE_BATCH = 100;
 
@@ -28,10 +26,6 @@ export interface PurgeResult {
 /** The trash: deleting (to the trash or for good), listing, restoring, and the purge of old entries. */
 @Injectable()
 export class DocumentTrashService {
-  private readonly logger = new Logger(DocumentTrashService.name);
-  /** Unreferenced files kept by the grace period, tried again by the next purge (in memory only). */
-  private readonly deferredFiles = new Set<string>();
-
   constructor(
     private readonly documents: DocumentsRepository,
     private readonly search: DocumentSearchRepository,
@@ -39,7 +33,7 @@ export class DocumentTrashService {
     private readonly transactions: Transactions,
     private readonly policy: DocumentAccessPolicy,
     private readonly audit: AuditTrail,
-    private readonly files: FileStore,
+    private readonly files: StoredFiles,
     @Inject(storageConfig.KEY) private readonly storage: ConfigType<typeof storageConfig>,
   ) {}
 
@@ -88,7 +82,7 @@ export class DocumentTrashService {
       checkIfMatch(ifMatch, current);
       return this.removeForGood(tx, [documentId], true, context);
     });
-    await this.removeFiles(hashes);
+    await this.files.collect(hashes);
   }
 
   /** The trash: deleted documents the caller could delete, last deleted first. */
@@ -126,7 +120,8 @@ export class DocumentTrashService {
 
   /**
    * Removes documents that have been in the trash longer than TRASH_RETENTION_DAYS, with their
-   * versions and history, then every stored file no version references any more.
+   * versions and history, then every stored file nothing names (StoredFiles.sweep: also what a
+   * crash left between placing a file and committing its row).
    */
   async purgeExpired(now = new Date()): Promise<PurgeResult> {
     const cutoff = new Date(now.getTime() - this.storage.trashRetentionDays * 86_400_000);
@@ -138,13 +133,10 @@ export class DocumentTrashService {
         this.removeForGood(tx, ids, false, CLI_AUDIT_CONTEXT),
       );
       result.documents += documents;
-      result.files += await this.removeFiles(hashes);
+      result.files += await this.files.collect(hashes);
       if (ids.length < PURGE_BATCH) break;
     }
-    // Files a previous purge had to keep for the grace period.
-    const retry = [...this.deferredFiles];
-    this.deferredFiles.clear();
-    result.files += await this.removeFiles(await this.documents.unreferencedHashes(retry));
+    result.files += await this.files.sweep();
     return result;
   }
 
@@ -168,22 +160,5 @@ export class DocumentTrashService {
       });
     }
     return { documents: removed.length, hashes };
-  }
-
-  private async removeFiles(hashes: string[]): Promise<number> {
-    const modifiedBefore = new Date(Date.now() - PURGE_FILE_GRACE_MS);
-    let removed = 0;
-    for (const hash of hashes) {
-      try {
-        if (await this.files.remove(hash, { modifiedBefore })) removed++;
-        else if ((await this.files.size(hash)) !== undefined) this.deferredFiles.add(hash);
-      } catch (error) {
-        this.deferredFiles.add(hash);
-        this.logger.warn(
-          `A purged file could not be removed; trying again at the next purge (${(error as Error).message})`,
-        );
-      }
-    }
-    return removed;
   }
 }

@@ -9,6 +9,8 @@ import type { Document } from './entities/document.entity.js';
 export interface WriteDecision {
   current: Document;
   change?: ChangeDescription;
+  /** More work for the change's transaction, after the change (e.g. settling an upload's file). */
+  alsoInTx?: (tx: Tx) => Promise<void>;
 }
 
 /**
@@ -31,10 +33,11 @@ export class DocumentWrites {
   ): Promise<Document> {
     return this.transactions.run(async (tx: Tx) => {
       const found = await this.documents.find(documentId, user.id, { trashed, lock: true }, tx);
-      const { current, change } = decide(found);
+      const { current, change, alsoInTx } = decide(found);
       if (!change) return current;
       const planned = documentChange(current, user, change);
       await this.documents.applyChange(tx, planned);
+      await alsoInTx?.(tx);
       return planned.document;
     });
   }

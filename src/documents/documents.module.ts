@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module.js';
-import { storageConfig, type StorageConfig } from '../config/configuration.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
-import { FILE_STORE_ROOT, FileStore } from '../storage/file-store.js';
+import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
+import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
@@ -34,9 +34,9 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentAccessPolicy,
     DocumentParticipants,
     TrashPurgeScheduler,
-    // The content-addressed store under STORAGE_DIR; its onModuleInit removes what a crash left in tmp/.
-    { provide: FILE_STORE_ROOT, inject: [storageConfig.KEY], useFactory: (storage: StorageConfig) => storage.dir },
-    FileStore,
+    ...STORAGE_PROVIDERS,
+    // Document versions are what name stored files: the collector asks them before removing one.
+    { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
   exports: [DocumentParticipants, DocumentTrashService, DocumentsService],
 })

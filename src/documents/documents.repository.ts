@@ -153,6 +153,18 @@ export class DocumentsRepository {
     return hashes.filter((hash) => !kept.has(hash));
   }
 
+  /** Every stored file a version names, with its recorded size (StoredFileReferences, storage:verify). */
+  async referencedFiles(): Promise<{ sha256: string; size: number }[]> {
+    const rows = await this.dataSource
+      .createQueryBuilder(DocumentVersion, 'v')
+      .select('v.sha256', 'sha256')
+      .addSelect('MAX(v.fileSize)', 'size')
+      .where({ sha256: Not(IsNull()) })
+      .groupBy('v.sha256')
+      .getRawMany<{ sha256: string; size: number | string }>();
+    return rows.map((row) => ({ sha256: row.sha256, size: Number(row.size) }));
+  }
+
   /** The rows every change writes with the document: history, version, participant, event. */
   private async recordChange(
     tx: Tx,

@@ -21,6 +21,7 @@ import { DocumentHistoryAuthors1763800000033 } from './1763800000033-DocumentHis
 import { DocumentParticipants1763800000040 } from './1763800000040-DocumentParticipants.js';
 import { NotificationCountsPerRow1763800000050 } from './1763800000050-NotificationCountsPerRow.js';
 import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.js';
+import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   DocumentParticipants1763800000040,
   NotificationCountsPerRow1763800000050,
   DocumentComments1763800000080,
+  PendingFiles1763800000090,
 ];

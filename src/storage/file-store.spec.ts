@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileStore, FileTooLargeError, HEAD_SAMPLE_BYTES, isSha256 } from './file-store.js';
 
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -28,6 +28,7 @@ describe('FileStore', () => {
   });
 
   afterEach(async () => {
+    vi.restoreAllMocks();
     await rm(root, { recursive: true, force: true });
   });
 
@@ -52,16 +53,39 @@ describe('FileStore', () => {
     expect(pending.committed).toBe(true);
   });
 
-  it('stores identical bytes once, and a reused file gets a fresh mtime for the purge', async () => {
+  it('stores identical bytes once', async () => {
     const first = await storeBytes('same bytes');
-    const old = new Date('2020-01-01T00:00:00Z');
-    await utimes(store.pathOf(first.sha256), old, old);
 
     const second = await storeBytes('same bytes');
 
     expect(second).toEqual(first);
     expect(await filesUnder(root)).toHaveLength(1);
-    expect((await stat(store.pathOf(first.sha256))).mtimeMs).toBeGreaterThan(old.getTime());
+  });
+
+  it('never removes a placed file once a commit placed it: abort() after a raced commit keeps it', async () => {
+    // Two uploads of the same bytes that both rename (neither saw the other's file) cannot tell
+    // whose file it is; whatever the failing one does afterwards, the file stays for the other.
+    const writes = await Promise.all([store.begin(), store.begin()]);
+    await Promise.all(writes.map((pending) => pending.write(Readable.from([Buffer.from('shared')]))));
+    await Promise.all(writes.map((pending) => pending.commit()));
+
+    await Promise.all(writes.map((pending) => pending.abort()));
+
+    expect(await readFile(store.pathOf(sha256Of('shared')), 'utf8')).toBe('shared');
+  });
+
+  it('lists the stored hashes, and nothing in tmp/ or that it did not make', async () => {
+    const one = await storeBytes('one');
+    const two = await storeBytes('two');
+    const inFlight = await store.begin();
+    await inFlight.write(Readable.from([Buffer.from('in flight')]));
+    await writeFile(join(root, 'README'), 'not ours');
+
+    const listed: string[] = [];
+    for await (const sha of store.hashes()) listed.push(sha);
+
+    expect(listed.sort()).toEqual([one.sha256, two.sha256].sort());
+    await inFlight.abort();
   });
 
   it('stores identical bytes once when two commits race', async () => {
@@ -187,11 +211,46 @@ describe('FileStore', () => {
     await expect(store.size(sha256Of('never stored'))).resolves.toBeUndefined();
   });
 
-  it('removes a stored file, unless it was modified after the purge cut-off', async () => {
-    const stored = await storeBytes('purge me');
+  it.each(['ENOSPC', 'EDQUOT'])(
+    'answers 507 insufficient_storage when the disk refuses a write (%s), and leaves nothing behind',
+    async (code) => {
+      const pending = await store.begin();
+      // The file system's answer to a full disk, at the boundary: the temporary file's write stream.
+      vi.spyOn(pending['handle'], 'createWriteStream').mockReturnValue(
+        new Writable({
+          write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('no space left'), { code })),
+        }) as never,
+      );
 
-    await expect(store.remove(stored.sha256, { modifiedBefore: new Date(Date.now() - 60_000) })).resolves.toBe(false);
-    await expect(store.size(stored.sha256)).resolves.toBe(8);
+      const written = pending.write(Readable.from([Buffer.from('too much')]));
+
+      await expect(written).rejects.toMatchObject({ code: 'insufficient_storage', status: 507 });
+      expect(await filesUnder(root)).toEqual([]);
+    },
+  );
+
+  it('answers 507 when the disk is full as the store places a file, and leaves nothing behind', async () => {
+    const pending = await store.begin();
+    await pending.write(Readable.from([Buffer.from('placed on a full disk')]));
+    vi.spyOn(store, 'place').mockRejectedValue(Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
+
+    await expect(pending.commit()).rejects.toMatchObject({ code: 'insufficient_storage' });
+    expect(await filesUnder(root)).toEqual([]);
+  });
+
+  it('opens a stored file with its fstat size, so a truncated file can be told before any header', async () => {
+    const stored = await storeBytes('0123456789');
+    await writeFile(store.pathOf(stored.sha256), '01234');
+
+    const file = await store.openFile(stored.sha256);
+    expect(file?.size).toBe(5);
+    expect(await text(file!.stream({ start: 1, end: 2 }))).toBe('12');
+    await file!.close();
+    await expect(store.openFile(sha256Of('never stored'))).resolves.toBeUndefined();
+  });
+
+  it('removes a stored file', async () => {
+    const stored = await storeBytes('purge me');
 
     await expect(store.remove(stored.sha256)).resolves.toBe(true);
     await expect(store.remove(stored.sha256)).resolves.toBe(false);

@@ -12,14 +12,15 @@
  * limit is crossed) and fsyncs it at the end; `commit()` renames it to its content address and
  * fsyncs the directory, or drops it when that address exists already; `abort()` removes it.
  *
- * Ordering with the database (the rule the documents feature must keep):
- * 1. The file is in place (committed, durable) before the database row that references it commits.
+ * Ordering with the database (the rule the documents feature keeps, through StoredFiles):
+ * 1. An upload registers its sha256 as pending (a committed pending_files row) before its file is
+ *    placed, and the transaction that commits the row naming the file deletes that pending row.
  *    So a committed row always finds its bytes.
- * 2. A crash or failure between the two leaves an orphan *final* file with no row. That is harmless
- *    (nothing can reach it) and the purge of unreferenced files collects it. Because a commit may
- *    reuse a file the purge is about to judge unreferenced, `commit()` refreshes the file's mtime,
- *    and the purge removes only files not modified for a grace period (`remove(sha, {modifiedBefore})`)
- *    longer than any request can take.
+ * 2. No upload ever unlinks a final file, not even its own after a failure: two uploads of the
+ *    same bytes cannot tell whose rename made the file. Files are removed only by the collector
+ *    (StoredFiles.collect/sweep), which decides under database locks that no committed row and
+ *    no fresh pending row names them. A crash between placing and committing leaves a file whose
+ *    pending row goes stale; the next sweep collects it.
  * 3. A temporary file never outlives its request: a failed or interrupted write removes it, the
  *    upload reader aborts the pending write when the response closes, and `cleanTemporaryFiles()`
  *    (run at start-up, before requests are served) removes what a crash left behind. The start-up
@@ -27,11 +28,12 @@
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ApiError } from '../common/errors/error-codes.js';
 
 /** Injection token for the store's root directory (`STORAGE_DIR`). */
 export const FILE_STORE_ROOT = Symbol('FILE_STORE_ROOT');
@@ -83,6 +85,24 @@ export interface BeginOptions {
   maxBytes?: number;
 }
 
+/** A full disk or quota (ENOSPC, EDQUOT) becomes 507 insufficient_storage; anything else stays as it is. */
+export function storageFault(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new ApiError('insufficient_storage', 'The file store is full; nothing was kept. Try again later.');
+  }
+  return error;
+}
+
+/** A stored file opened for reading: its size as the file system reports it (fstat), and its bytes. */
+export interface OpenedFile {
+  size: number;
+  /** A stream of the bytes (or of the inclusive `range`); it closes the file when it ends. */
+  stream(range?: ByteRange): Readable;
+  /** Closes the file; harmless after the stream closed it. */
+  close(): Promise<void>;
+}
+
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
@@ -124,7 +144,9 @@ export class FileStore implements OnModuleInit {
     await mkdir(this.tempDir, { recursive: true });
     const tempPath = join(this.tempDir, `${randomBytes(16).toString('hex')}.tmp`);
     // 'wx': never reuse or follow an existing entry; 0o600: the bytes are the owner's only.
-    const handle = await open(tempPath, 'wx', 0o600);
+    const handle = await open(tempPath, 'wx', 0o600).catch((error: unknown) => {
+      throw storageFault(error);
+    });
     return new PendingWrite(this, tempPath, handle, options.maxBytes ?? Number.POSITIVE_INFINITY);
   }
 
@@ -156,6 +178,33 @@ export class FileStore implements OnModuleInit {
     }
   }
 
+  /** Opens the stored bytes of `sha256` with their size; undefined when no such file exists. */
+  async openFile(sha256: string): Promise<OpenedFile | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(sha256), 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      return {
+        size,
+        stream: (range) => {
+          if (range && (range.start < 0 || range.start > range.end || range.end >= size)) {
+            throw new RangeError(`Range ${range.start}-${range.end} is outside a file of ${size} bytes.`);
+          }
+          return handle.createReadStream({ ...range, highWaterMark: READ_CHUNK_BYTES });
+        },
+        close: () => handle.close(),
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
   /** The stored size of `sha256`, or undefined when no such file exists. */
   async size(sha256: string): Promise<number | undefined> {
     try {
@@ -167,14 +216,12 @@ export class FileStore implements OnModuleInit {
   }
 
   /**
-   * Removes a stored file (the purge of unreferenced files). With `modifiedBefore`, a file whose
-   * mtime is not older than that is kept: a commit may have just reused it for a row not yet
-   * visible to the purge. Answers whether a file was removed.
+   * Unlinks a stored file, durably. Only the collector (StoredFiles) calls this, after the
+   * database said nothing names the file. Answers whether a file was removed.
    */
-  async remove(sha256: string, options: { modifiedBefore?: Date } = {}): Promise<boolean> {
+  async remove(sha256: string): Promise<boolean> {
     const path = this.pathOf(sha256);
     try {
-      if (options.modifiedBefore && (await stat(path)).mtimeMs >= options.modifiedBefore.getTime()) return false;
       await unlink(path);
     } catch (error) {
       if (isMissing(error)) return false;
@@ -182,6 +229,26 @@ export class FileStore implements OnModuleInit {
     }
     await syncDirectory(dirname(path));
     return true;
+  }
+
+  /** Every sha256 stored under the root (not tmp/, nor any name this class did not make). */
+  async *hashes(): AsyncGenerator<string> {
+    const level = async (directory: string): Promise<string[]> => {
+      try {
+        return (await readdir(directory)).filter((name) => /^[0-9a-f]{2}$/.test(name)).sort();
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+    };
+    for (const first of await level(this.root)) {
+      for (const second of await level(join(this.root, first))) {
+        const directory = join(this.root, first, second);
+        for (const name of (await readdir(directory).catch(() => [] as string[])).sort()) {
+          if (isSha256(name) && name.startsWith(first + second)) yield name;
+        }
+      }
+    }
   }
 
   /** Removes every temporary file (start-up only: in-flight writes would lose theirs). Answers how many. */
@@ -201,39 +268,16 @@ export class FileStore implements OnModuleInit {
   }
 
   /**
-   * Removes a file that `place()` created, unless it was touched since (its mtime is no longer
-   * `mtimeMs`: a commit of identical bytes reused it for another row). Answers whether it did.
-   * For undoing a commit whose database row failed; the purge collects any file this leaves.
-   */
-  async removeIfUntouched(sha256: string, mtimeMs: number): Promise<boolean> {
-    const path = this.pathOf(sha256);
-    try {
-      if ((await stat(path)).mtimeMs !== mtimeMs) return false;
-      await unlink(path);
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
-    await syncDirectory(dirname(path));
-    return true;
-  }
-
-  /**
    * Moves a fully written, fsynced temporary file to its content address (internal to PendingWrite).
-   * Answers whether it created the file (false: identical bytes were stored already) and the
-   * placed file's mtime.
+   * When identical bytes are stored already, that file is kept and the temporary one dropped.
    */
-  async place(tempPath: string, sha256: string): Promise<{ created: boolean; mtimeMs: number }> {
+  async place(tempPath: string, sha256: string): Promise<void> {
     const target = this.pathOf(sha256);
     const directory = dirname(target);
     const created = await mkdir(directory, { recursive: true });
     if ((await this.size(sha256)) !== undefined) {
-      // Identical bytes are stored already: keep that file, and refresh its mtime so that the purge's
-      // grace period starts again for the row about to reference it.
       await unlink(tempPath);
-      const now = new Date();
-      await utimes(target, now, now);
-      return { created: false, mtimeMs: now.getTime() };
+      return;
     }
     // A concurrent commit of the same bytes may win the race: rename then replaces a file with an
     // identical one, atomically, which readers cannot tell apart.
@@ -247,7 +291,6 @@ export class FileStore implements OnModuleInit {
         if (parent === stop || parent === dirname(parent)) break;
       }
     }
-    return { created: true, mtimeMs: (await stat(target)).mtimeMs };
   }
 }
 
@@ -263,7 +306,6 @@ export class PendingWrite {
   private digest: string | undefined;
   private commitment: Promise<StoredFile> | undefined;
   private abortion: Promise<void> | undefined;
-  private placed: { created: boolean; mtimeMs: number } | undefined;
 
   constructor(
     private readonly store: FileStore,
@@ -323,7 +365,7 @@ export class PendingWrite {
       await pipeline(source, meter, this.handle.createWriteStream({ flush: true }));
     } catch (error) {
       await this.abort();
-      throw error;
+      throw storageFault(error);
     }
     if (this.state !== 'writing') throw new Error('The pending write was aborted while it was being written.');
     this.digest = this.hash.digest('hex');
@@ -332,7 +374,8 @@ export class PendingWrite {
 
   /**
    * Moves the written (already fsynced) bytes to their content address, durably, and answers it.
-   * Idempotent; after it resolves, abort() does nothing.
+   * Idempotent; after it resolves, abort() does nothing, and nothing of this write ever removes
+   * the placed file (see the header: only the collector does).
    */
   commit(): Promise<StoredFile> {
     this.commitment ??= this.commitOnce();
@@ -344,26 +387,15 @@ export class PendingWrite {
       throw new Error(`Cannot commit a pending write that is ${this.state}.`);
     }
     try {
-      this.placed = await this.store.place(this.tempPath, this.digest);
+      await this.store.place(this.tempPath, this.digest);
     } catch (error) {
       // Not abort(): that waits for this very commit.
       this.abortion ??= this.removeTemporaryFile();
       await this.abortion;
-      throw error;
+      throw storageFault(error);
     }
     this.state = 'committed';
     return { sha256: this.digest, size: this.bytes };
-  }
-
-  /**
-   * Undoes a commit whose database row did not commit: removes the stored file if this commit
-   * created it and nothing reused it since (see FileStore.removeIfUntouched). Identical bytes that
-   * were stored before stay. A no-op unless committed.
-   */
-  async undoCommit(): Promise<void> {
-    if (this.state !== 'committed' || !this.placed?.created || this.digest === undefined) return;
-    this.placed = { ...this.placed, created: false };
-    await this.store.removeIfUntouched(this.digest, this.placed.mtimeMs);
   }
 
   /** Removes the temporary file. Safe to call any number of times, and a no-op once committed. */

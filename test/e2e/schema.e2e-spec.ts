@@ -39,6 +39,7 @@ const CANONICAL_TABLES = [
   'notification_stream_tickets',
   'notifications',
   'outbox_events',
+  'pending_files',
   'project_members',
   'projects',
   'roles',

@@ -34,9 +34,11 @@ export const ERROR_STATUS = {
   too_many_requests: 429,
   headers_too_large: 431,
   internal_error: 500,
+  file_unavailable: 500,
   service_unavailable: 503,
   version_not_found: 404,
   range_not_satisfiable: 416,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -42,6 +42,8 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   headers_too_large: 'The request line or headers are too large.',
   internal_error: 'An unexpected error occurred; it has been logged.',
   service_unavailable: 'The database is temporarily unavailable; retry shortly.',
+  file_unavailable: 'The stored file of this version is missing or damaged; an administrator has been alerted.',
+  insufficient_storage: 'The file store is full; nothing was kept. Try again later.',
 };
 
 /**
