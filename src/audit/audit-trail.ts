@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { SqlTransaction } from '../database/sql-runner.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import type { AuditContext } from './audit-context.js';
-import type { AuditChanges } from './entities/audit-event.entity.js';
+import type { AuditChanges, AuditEvent } from './entities/audit-event.entity.js';
 import { AuditRepository } from './audit.repository.js';
 
-/** Where an event is written: the transaction of the change it records. */
-export type AuditTransaction = EntityManager | SqlTransaction;
+/** Where an event is written: the Tx of the change it records (SqlTransaction only until its last caller moves). */
+export type AuditTransaction = Tx | SqlTransaction;
 
 /** What a feature says about its change; who and from where come from the AuditContext. */
 export interface AuditRecord {
@@ -20,19 +20,30 @@ export interface AuditRecord {
 }
 
 /**
- * Records audit events. Call `record(tx, context, event)` inside the transaction of the change,
- * so the event and the change stand or fall together. `tx` is either a TypeORM EntityManager
- * (`dataSource.transaction(manager => ...)`, what the users, roles and document-type services use)
- * or the SqlTransaction of `SqlRunner.transaction(tx => ...)` (hand-written SQL features); the row
- * is one portable INSERT either way. `recordAlone` is for events with no change to join (login
- * attempts). The module exports this service; a feature imports AuditModule and injects AuditTrail.
+ * Records audit events. Call `record(tx, context, event)` with the Tx of Transactions.run that
+ * makes the change, so the event and the change stand or fall together. `recordAlone` is for events
+ * with no change to join (login attempts). A feature imports AuditModule and injects AuditTrail.
  */
 @Injectable()
 export class AuditTrail {
-  constructor(private readonly events: AuditRepository) {}
+  constructor(
+    private readonly events: AuditRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
-  record(tx: AuditTransaction, context: AuditContext, event: AuditRecord): Promise<void> {
-    return this.events.insert(tx, {
+  async record(tx: AuditTransaction, context: AuditContext, event: AuditRecord): Promise<void> {
+    const row = this.row(context, event);
+    if ('execute' in tx) await tx.execute(...this.events.insertStatement(row));
+    else await this.events.insert(tx, row);
+  }
+
+  /** An event that records no change of its own (a login attempt): a transaction of its own. */
+  recordAlone(context: AuditContext, event: AuditRecord): Promise<void> {
+    return this.transactions.run((tx) => this.record(tx, context, event));
+  }
+
+  private row(context: AuditContext, event: AuditRecord): AuditEvent {
+    return {
       id: randomUUID(),
       at: new Date(),
       actorId: context.actorId,
@@ -42,12 +53,7 @@ export class AuditTrail {
       ip: context.ip?.slice(0, 64) ?? null,
       requestId: context.requestId,
       changes: event.changes ?? {},
-    });
-  }
-
-  /** An event that records no change of its own (a login attempt): written in its own statement. */
-  recordAlone(context: AuditContext, event: AuditRecord): Promise<void> {
-    return this.record(this.events.outsideTransaction, context, event);
+    };
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, DataSource, Repository, type EntityManager } from 'typeorm';
-import { EntityRows, type SqlTransaction } from '../database/sql-runner.js';
+import { Brackets, Repository, type QueryDeepPartialEntity } from 'typeorm';
+import type { Tx } from '../database/transactions.js';
 import { AuditEvent } from './entities/audit-event.entity.js';
 
 /** A position in the newest-first order: the (at, id) of the last event a client has seen. */
@@ -19,30 +19,18 @@ export interface AuditFilter {
   to?: Date;
 }
 
-const COLUMNS = ['id', 'at', 'actorId', 'action', 'targetType', 'targetId', 'ip', 'requestId', 'changes'] as const;
-const INSERT_SQL = `INSERT INTO audit_events (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
-
-/** Every statement of the audit trail: one portable INSERT (on any transaction) and the filtered list. */
+/** Every statement of the audit trail: the insert (in the change's transaction) and the filtered list. */
 @Injectable()
 export class AuditRepository {
-  private readonly rows: EntityRows<AuditEvent>;
+  constructor(@InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>) {}
 
-  constructor(
-    private readonly dataSource: DataSource,
-    @InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>,
-  ) {
-    this.rows = new EntityRows(dataSource, AuditEvent);
+  async insert(tx: Tx, event: AuditEvent): Promise<void> {
+    await tx.getRepository(AuditEvent).insert(insertable(event));
   }
 
-  /** Writes outside any transaction (each statement commits on its own). */
-  get outsideTransaction(): EntityManager {
-    return this.dataSource.manager;
-  }
-
-  async insert(tx: EntityManager | SqlTransaction, event: AuditEvent): Promise<void> {
-    const values = COLUMNS.map((column) => this.rows.toColumn(column, event[column]));
-    if ('execute' in tx) await tx.execute(INSERT_SQL, values);
-    else await tx.query(INSERT_SQL, values);
+  /** The same INSERT as SQL and parameters, for a caller still on the legacy SqlRunner transaction. */
+  insertStatement(event: AuditEvent): [string, unknown[]] {
+    return this.events.createQueryBuilder().insert().into(AuditEvent).values(insertable(event)).getQueryAndParameters();
   }
 
   /** One page, newest first (at, then id, descending), and the number of matching events. */
@@ -56,11 +44,11 @@ export class AuditRepository {
     if (filter.targetType !== undefined)
       query.andWhere('e.targetType = :targetType', { targetType: filter.targetType });
     if (filter.targetId !== undefined) query.andWhere('e.targetId = :targetId', { targetId: filter.targetId });
-    if (filter.from !== undefined) query.andWhere('e.at >= :from', { from: this.rows.toColumn('at', filter.from) });
-    if (filter.to !== undefined) query.andWhere('e.at < :to', { to: this.rows.toColumn('at', filter.to) });
+    if (filter.from !== undefined) query.andWhere('e.at >= :from', { from: this.storedAt(filter.from) });
+    if (filter.to !== undefined) query.andWhere('e.at < :to', { to: this.storedAt(filter.to) });
     const total = await query.getCount();
     if (page.after) {
-      const at = this.rows.toColumn('at', page.after.at);
+      const at = this.storedAt(page.after.at);
       query.andWhere(
         new Brackets((seek) =>
           seek.where('e.at < :afterAt', { afterAt: at }).orWhere('e.at = :afterAt AND e.id < :afterId', {
@@ -77,4 +65,15 @@ export class AuditRepository {
       .getMany();
     return { events, total };
   }
+
+  /** A time as the `at` column stores it, for comparisons in a WHERE clause. */
+  private storedAt(at: Date): unknown {
+    const column = this.events.metadata.findColumnWithPropertyName('at')!;
+    return this.events.manager.connection.driver.preparePersistentValue(at, column);
+  }
+}
+
+/** The event as an insert's values: `changes` is a simple-json object, which TypeORM's partial type does not model. */
+function insertable(event: AuditEvent): QueryDeepPartialEntity<AuditEvent> {
+  return event as QueryDeepPartialEntity<AuditEvent>;
 }

@@ -85,7 +85,10 @@ export class AuthService {
       throw new ApiError('invalid_credentials', 'The current password is incorrect.');
     }
     await this.usernameThrottle.reset(username);
-    const version = await this.users.setPassword(user.id, newPassword, context, 'auth.password_changed');
+    const version = await this.users.setPassword(user.id, newPassword, context, {
+      action: 'auth.password_changed',
+      actor: user,
+    });
     return this.issueToken(user.id, version);
   }
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../common/errors/error-codes.js';
-import type { AuthContext } from '../users/users.sql.js';
+import type { AuthContext } from '../users/users.repository.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 
 /**

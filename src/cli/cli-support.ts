@@ -5,7 +5,6 @@ import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { validate, type ValidationError } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
 import { ConfigError } from '../config/config-error.js';
@@ -31,13 +30,6 @@ export function parseFlags<T extends Options>(argv: string[], options: T, usage:
   } catch (error) {
     throw new CliError(`${(error as Error).message}\n\n${usage}`, 2);
   }
-}
-
-/** Runs class-validator on an input object and turns every failure into one readable message. */
-export async function validateInput(input: object): Promise<void> {
-  const errors: ValidationError[] = await validate(input, { forbidUnknownValues: true });
-  const messages = errors.flatMap((error) => Object.values(error.constraints ?? {}));
-  if (messages.length) throw new CliError(`Invalid input:\n  - ${messages.join('\n  - ')}`);
 }
 
 /**

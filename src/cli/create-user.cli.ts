@@ -1,50 +1,20 @@
 // npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
 // The password comes from NEW_USER_PASSWORD when set, else from the first line of standard input
 // (typed twice, without echo, on a terminal); the password policy applies (src/users/password-policy.ts). Pending migrations are applied first.
-import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { MaxBytes, NoControlCharacters } from '../common/validation/text.validators.js';
+import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { Role } from '../users/entities/role.entity.js';
+import { CreateUserByRoleNamesDto } from '../users/dto/user-input.dto.js';
 import { UsersService } from '../users/users.service.js';
-import { CliError, parseFlags, readPassword, runCli, validateInput, withCliContext } from './cli-support.js';
+import { CliError, parseFlags, readPassword, runCli, withCliContext } from './cli-support.js';
 
 const USAGE = `Usage: npm run user:create -- --username NAME --email ADDRESS --first-name FIRST --last-name LAST [--roles admin,user]
 The password is read from NEW_USER_PASSWORD if set, else from the first line of standard input.`;
 
-class NewUser {
-  @NoControlCharacters()
-  @Matches(/^\S(.*\S)?$/su, { message: 'username must not start or end with whitespace' })
-  @MaxLength(255)
-  @IsNotEmpty()
-  @IsString()
-  username: string;
-
-  @MaxLength(320)
-  @IsEmail({}, { message: 'email must be an e-mail address such as jane@example.com' })
-  @IsString()
-  email: string;
-
-  @NoControlCharacters()
-  @MaxLength(100)
-  @IsNotEmpty()
-  @IsString()
-  firstName: string;
-
-  @NoControlCharacters()
-  @MaxLength(100)
-  @IsNotEmpty()
-  @IsString()
-  lastName: string;
-
-  @MaxBytes(1024, { message: 'password must be at most 1024 bytes long' })
-  @IsNotEmpty({ message: 'password must not be empty' })
-  @IsString()
-  password: string;
-
-  @NoControlCharacters({ each: true })
-  @MaxLength(64, { each: true })
-  roleNames: string[];
-}
+// The API's own pipe and DTO rules, so a refusal prints the details POST /api/users would answer.
+const validation = createValidationPipe({ checkedRequestValues: false });
+const validated = async (input: object): Promise<CreateUserByRoleNamesDto> =>
+  (await validation.transform(input, { type: 'body', metatype: CreateUserByRoleNamesDto })) as CreateUserByRoleNamesDto;
 
 async function main(): Promise<void> {
   const flags = parseFlags(
@@ -68,16 +38,15 @@ async function main(): Promise<void> {
   );
   if (missing.length) throw new CliError(`Missing ${missing.map((flag) => `--${flag}`).join(', ')}\n\n${USAGE}`, 2);
 
-  const input = Object.assign(new NewUser(), {
+  const fields = {
     username: flags.username,
     email: flags.email,
     firstName: flags['first-name'],
     lastName: flags['last-name'],
     roleNames: [...new Set((flags.roles ?? '').split(',').map((name) => name.trim()))].filter(Boolean),
-  });
-  await validateInput(Object.assign(input, { password: 'x' })); // everything but the password, before asking for it
-  input.password = await readPassword('NEW_USER_PASSWORD');
-  await validateInput(input);
+  };
+  await validated({ ...fields, password: 'x' }); // everything but the password, before asking for it
+  const input = await validated({ ...fields, password: await readPassword('NEW_USER_PASSWORD') });
 
   await withCliContext(async (context) => {
     const dataSource = context.get(DataSource);

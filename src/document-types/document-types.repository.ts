@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository, type EntityManager } from 'typeorm';
+import { Repository } from 'typeorm';
 import { identityKey } from '../common/text/identity-key.js';
-import { isUniqueViolation } from '../database/sql-runner.js';
+import { driverCode, isUniqueViolation } from '../database/database-errors.js';
+import type { Tx } from '../database/transactions.js';
 import { DocumentType } from './entities/document-type.entity.js';
 
 /** A unique index refused a name (another writer took it after the check). */
@@ -20,25 +21,21 @@ export class DocumentTypeReferencedError extends Error {
 export class DocumentTypesRepository {
   constructor(@InjectRepository(DocumentType) private readonly types: Repository<DocumentType>) {}
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.types.manager.transaction(work);
-  }
-
   findAll(): Promise<DocumentType[]> {
     return this.types.find({ order: { name: 'ASC' } });
   }
 
-  findById(id: string, tx: EntityManager = this.types.manager): Promise<DocumentType | null> {
+  findById(id: string, tx: Tx = this.types.manager): Promise<DocumentType | null> {
     return tx.getRepository(DocumentType).findOneBy({ id });
   }
 
   /** Every type's id and name: types are few, and the service compares names by identityKey. */
-  names(tx: EntityManager): Promise<Pick<DocumentType, 'id' | 'name'>[]> {
+  names(tx: Tx): Promise<Pick<DocumentType, 'id' | 'name'>[]> {
     return tx.getRepository(DocumentType).find({ select: { id: true, name: true } });
   }
 
   /** Inserts or updates the type, with nameKey computed from its name here, the one place that writes types. */
-  async save(tx: EntityManager, type: DocumentType): Promise<void> {
+  async save(tx: Tx, type: DocumentType): Promise<void> {
     type.nameKey = identityKey(type.name);
     try {
       await tx.getRepository(DocumentType).save(type);
@@ -49,15 +46,17 @@ export class DocumentTypesRepository {
   }
 
   /** How many documents have this type (the documents table is the documents feature's; only counted here). */
-  async countDocuments(tx: EntityManager, id: string): Promise<number> {
-    const [row] = await tx.query<{ n: number | string }[]>(
-      'SELECT COUNT(*) AS n FROM documents WHERE documentTypeId = ?',
-      [id],
-    );
+  async countDocuments(tx: Tx, id: string): Promise<number> {
+    const row = await tx
+      .createQueryBuilder()
+      .select('COUNT(*)', 'n')
+      .from('documents', 'd')
+      .where('d.documentTypeId = :id', { id })
+      .getRawOne<{ n: number | string }>();
     return Number(row?.n ?? 0);
   }
 
-  async delete(tx: EntityManager, id: string): Promise<void> {
+  async delete(tx: Tx, id: string): Promise<void> {
     try {
       await tx.getRepository(DocumentType).delete({ id });
     } catch (error) {
@@ -68,7 +67,7 @@ export class DocumentTypesRepository {
 }
 
 function isForeignKeyViolation(error: unknown): boolean {
-  const code = (error instanceof QueryFailedError ? (error.driverError as { code?: unknown }) : undefined)?.code;
+  const code = driverCode(error);
   return (
     code === 'ER_ROW_IS_REFERENCED_2' || code === 'ER_ROW_IS_REFERENCED' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
   );

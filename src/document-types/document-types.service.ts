@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { AuditContext } from '../audit/audit-context.js';
 import { AuditTrail, changedFields } from '../audit/audit-trail.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import { identityKey } from '../common/text/identity-key.js';
 import {
   DocumentTypeNameTakenError,
@@ -24,6 +24,7 @@ const AUDITED_FIELDS = ['name', 'description'];
 export class DocumentTypesService {
   constructor(
     private readonly types: DocumentTypesRepository,
+    private readonly transactions: Transactions,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -90,15 +91,15 @@ export class DocumentTypesService {
     });
   }
 
-  private async assertNameFree(tx: EntityManager, name: string, exceptId: string): Promise<void> {
+  private async assertNameFree(tx: Tx, name: string, exceptId: string): Promise<void> {
     const key = identityKey(name);
     const existing = await this.types.names(tx);
     if (existing.some((type) => type.id !== exceptId && identityKey(type.name) === key)) throw nameConflict();
   }
 
-  private async write<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  private async write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.types.transaction(work);
+      return await this.transactions.run(work);
     } catch (error) {
       if (error instanceof DocumentTypeNameTakenError) throw nameConflict();
       if (error instanceof DocumentTypeReferencedError) throw inUse('', 0);

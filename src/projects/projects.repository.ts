@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { EntityRows, isUniqueViolation, SqlRunner, type SqlTransaction } from '../database/sql-runner.js';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository, type SelectQueryBuilder } from 'typeorm';
+import { isUniqueViolation } from '../database/database-errors.js';
+import type { Tx } from '../database/transactions.js';
 import type { DomainEvent } from '../events/domain-event.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
+import { User } from '../users/entities/user.entity.js';
 import { ProjectMember } from './entities/project-member.entity.js';
 import { Project } from './entities/project.entity.js';
 import { isProjectRole, type ProjectRole } from './project-role.js';
@@ -23,167 +26,121 @@ export interface ProjectMemberView {
 /** A project's editable fields. */
 export type EditableProjectFields = Partial<Pick<Project, 'name' | 'description'>>;
 
-/** Another writer inserted the same member first (SQLite: concurrent transactions share one connection). */
+/** Another writer inserted the same member first. */
 export class MemberAlreadyAddedError extends Error {
   override name = 'MemberAlreadyAddedError';
 }
 
-type Row = Record<string, unknown>;
-
-const PROJECT_COLUMNS = 'p.id, p.name, p.description, p.createdAt';
-
-// The rest of the project's managers, read through a derived table: MySQL refuses an UPDATE or
-// DELETE whose subquery reads the table it changes directly (error 1093); SQLite takes either form.
+// The project's other managers through a derived table: MySQL refuses an UPDATE or DELETE whose
+// subquery reads the changed table directly (error 1093).
 const OTHER_MANAGER_EXISTS =
-  `EXISTS (SELECT 1 FROM (SELECT userId FROM project_members WHERE projectId = ? AND role = 'manager') managers ` +
-  'WHERE managers.userId <> ?)';
+  "EXISTS (SELECT 1 FROM (SELECT userId FROM project_members WHERE projectId = :projectId AND role = 'manager') managers " +
+  'WHERE managers.userId <> :userId)';
 
 /**
- * Every statement and row mapping of projects and their members. Writes take the transaction of
- * the change (`transaction`), so whatever else the change records (outbox event, audit entry)
- * commits or rolls back with it.
+ * Every statement of projects and their members, through TypeORM. Writes take the Tx of
+ * Transactions.run, so the outbox event and audit entry of a change commit with it.
  */
 @Injectable()
 export class ProjectsRepository {
-  private readonly projectRows: EntityRows<Project>;
-  private readonly memberRows: EntityRows<ProjectMember>;
-  private readonly lockSuffix: string;
-
   constructor(
-    dataSource: DataSource,
-    private readonly sql: SqlRunner,
+    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    @InjectRepository(ProjectMember) private readonly memberships: Repository<ProjectMember>,
     private readonly outbox: OutboxRepository,
-  ) {
-    this.projectRows = new EntityRows(dataSource, Project);
-    this.memberRows = new EntityRows(dataSource, ProjectMember);
-    // SQLite has one writer and no FOR UPDATE; MySQL/MariaDB locks the project row.
-    this.lockSuffix = dataSource.options.type === 'mysql' ? ' FOR UPDATE' : '';
-  }
+  ) {}
 
   /** The user's role in the project, or null when they are not a member (or the project does not exist). */
-  async roleOf(userId: string, projectId: string): Promise<ProjectRole | null> {
-    const [row] = await this.sql.select<{ role: string }>(
-      'SELECT role FROM project_members WHERE projectId = ? AND userId = ?',
-      [projectId, userId],
-    );
-    return row && isProjectRole(row.role) ? row.role : null;
+  roleOf(userId: string, projectId: string): Promise<ProjectRole | null> {
+    return this.roleIn(this.memberships.manager, projectId, userId);
   }
 
   /** Every member's user id (notification recipients). */
   async memberIds(projectId: string): Promise<string[]> {
-    const rows = await this.sql.select<{ userId: string }>('SELECT userId FROM project_members WHERE projectId = ?', [
-      projectId,
-    ]);
-    return rows.map((row) => row.userId);
+    const members = await this.memberships.find({ select: { userId: true }, where: { projectId } });
+    return members.map((member) => member.userId);
   }
 
   /** The project with the viewer's role in it, or null when no project has this id. */
   async findWithRole(projectId: string, viewerId: string): Promise<ProjectWithRole | null> {
-    const [row] = await this.sql.select<Row>(
-      `SELECT ${PROJECT_COLUMNS}, m.role FROM projects p
-       LEFT JOIN project_members m ON m.projectId = p.id AND m.userId = ? WHERE p.id = ?`,
-      [viewerId, projectId],
-    );
-    return row ? this.withRole(row) : null;
+    const [found] = await withRoles(this.withViewerRole(viewerId).where('p.id = :projectId', { projectId }));
+    return found ?? null;
   }
 
   /** The projects the user is a member of, by name then id (through IDX_project_members_user). */
-  async pageOfMember(userId: string, limit: number, offset: number): Promise<ProjectWithRole[]> {
-    const rows = await this.sql.select<Row>(
-      `SELECT ${PROJECT_COLUMNS}, m.role FROM project_members m JOIN projects p ON p.id = m.projectId
-       WHERE m.userId = ? ORDER BY p.name, p.id LIMIT ? OFFSET ?`,
-      [userId, limit, offset],
-    );
-    return rows.map((row) => this.withRole(row));
+  pageOfMember(userId: string, limit: number, offset: number): Promise<ProjectWithRole[]> {
+    const query = this.projects
+      .createQueryBuilder('p')
+      .innerJoin(ProjectMember, 'm', 'm.projectId = p.id AND m.userId = :userId', { userId })
+      .addSelect('m.role', 'viewerRole');
+    return withRoles(page(query, limit, offset));
   }
 
-  async countOfMember(userId: string): Promise<number> {
-    return count(
-      await this.sql.select<Row>('SELECT COUNT(*) AS total FROM project_members WHERE userId = ?', [userId]),
-    );
+  countOfMember(userId: string): Promise<number> {
+    return this.memberships.countBy({ userId });
   }
 
   /** Every project, by name then id, with the viewer's role in each. */
-  async pageOfAll(viewerId: string, limit: number, offset: number): Promise<ProjectWithRole[]> {
-    const rows = await this.sql.select<Row>(
-      `SELECT ${PROJECT_COLUMNS}, m.role FROM projects p
-       LEFT JOIN project_members m ON m.projectId = p.id AND m.userId = ?
-       ORDER BY p.name, p.id LIMIT ? OFFSET ?`,
-      [viewerId, limit, offset],
-    );
-    return rows.map((row) => this.withRole(row));
+  pageOfAll(viewerId: string, limit: number, offset: number): Promise<ProjectWithRole[]> {
+    return withRoles(page(this.withViewerRole(viewerId), limit, offset));
   }
 
-  async countAll(): Promise<number> {
-    return count(await this.sql.select<Row>('SELECT COUNT(*) AS total FROM projects', []));
+  countAll(): Promise<number> {
+    return this.projects.count();
   }
 
   /** Every member with their username, by username then user id. */
   async members(projectId: string): Promise<ProjectMemberView[]> {
-    const rows = await this.sql.select<{ userId: string; username: string; role: string }>(
-      `SELECT m.userId, u.username, m.role FROM project_members m JOIN users u ON u.id = m.userId
-       WHERE m.projectId = ? ORDER BY u.username, m.userId`,
-      [projectId],
-    );
-    return rows.filter((row) => isProjectRole(row.role)) as ProjectMemberView[];
-  }
-
-  /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */
-  transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    return this.sql.transaction(work);
+    const rows = await this.memberships
+      .createQueryBuilder('m')
+      .innerJoin(User, 'u', 'u.id = m.userId')
+      .select('m.userId', 'userId')
+      .addSelect('u.username', 'username')
+      .addSelect('m.role', 'role')
+      .where('m.projectId = :projectId', { projectId })
+      .orderBy('u.username')
+      .addOrderBy('m.userId')
+      .getRawMany<{ userId: string; username: string; role: string }>();
+    return rows.filter((row): row is ProjectMemberView => isProjectRole(row.role));
   }
 
   /**
    * The project with the viewer's role, its row locked until the transaction ends (MySQL/MariaDB),
    * so changes to one project's members run one after the other; null when it does not exist.
    */
-  async lockWithRole(tx: SqlTransaction, projectId: string, viewerId: string): Promise<ProjectWithRole | null> {
-    const [row] = await tx.select<Row>(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ?${this.lockSuffix}`, [
-      projectId,
-    ]);
-    if (!row) return null;
-    return { project: this.projectRows.fromRow(row), role: await this.roleIn(tx, projectId, viewerId) };
+  async lockWithRole(tx: Tx, projectId: string, viewerId: string): Promise<ProjectWithRole | null> {
+    const query = tx.getRepository(Project).createQueryBuilder('p').where('p.id = :projectId', { projectId });
+    // SQLite has one writer and no FOR UPDATE.
+    if (tx.connection.options.type === 'mysql') query.setLock('pessimistic_write');
+    const project = await query.getOne();
+    return project ? { project, role: await this.roleIn(tx, projectId, viewerId) } : null;
   }
 
-  async roleIn(tx: SqlTransaction, projectId: string, userId: string): Promise<ProjectRole | null> {
-    const [row] = await tx.select<{ role: string }>(
-      'SELECT role FROM project_members WHERE projectId = ? AND userId = ?',
-      [projectId, userId],
-    );
-    return row && isProjectRole(row.role) ? row.role : null;
+  async roleIn(tx: Tx, projectId: string, userId: string): Promise<ProjectRole | null> {
+    const member = await tx
+      .getRepository(ProjectMember)
+      .findOne({ select: { projectId: true, userId: true, role: true }, where: { projectId, userId } });
+    return member && isProjectRole(member.role) ? member.role : null;
   }
 
   /** The username of the user with this id, or null when there is none. */
-  async usernameOf(tx: SqlTransaction, userId: string): Promise<string | null> {
-    const [row] = await tx.select<{ username: string }>('SELECT username FROM users WHERE id = ?', [userId]);
-    return row ? row.username : null;
+  async usernameOf(tx: Tx, userId: string): Promise<string | null> {
+    const user = await tx.getRepository(User).findOne({ select: { id: true, username: true }, where: { id: userId } });
+    return user?.username ?? null;
   }
 
-  async insertProject(tx: SqlTransaction, project: Project): Promise<void> {
-    const columns = ['id', 'name', 'description', 'createdAt'] as const;
-    await tx.execute(
-      `INSERT INTO projects (${columns.join(', ')}) VALUES (?, ?, ?, ?)`,
-      columns.map((column) => this.projectRows.toColumn(column, project[column])),
-    );
+  async insertProject(tx: Tx, project: Project): Promise<void> {
+    await tx.getRepository(Project).insert(project);
   }
 
-  async updateProject(tx: SqlTransaction, projectId: string, values: EditableProjectFields): Promise<void> {
-    const fields = Object.keys(values) as (keyof EditableProjectFields)[];
-    if (fields.length === 0) return;
-    await tx.execute(`UPDATE projects SET ${fields.map((field) => `${field} = ?`).join(', ')} WHERE id = ?`, [
-      ...fields.map((field) => this.projectRows.toColumn(field, values[field])),
-      projectId,
-    ]);
+  async updateProject(tx: Tx, projectId: string, values: EditableProjectFields): Promise<void> {
+    if (Object.keys(values).length === 0) return;
+    await tx.getRepository(Project).update({ id: projectId }, values);
   }
 
   /** Adds a member, with the event that records it when given; MemberAlreadyAddedError if another writer was first. */
-  async insertMember(tx: SqlTransaction, member: ProjectMember, event?: DomainEvent): Promise<void> {
-    const columns = ['projectId', 'userId', 'role', 'createdAt'] as const;
+  async insertMember(tx: Tx, member: ProjectMember, event?: DomainEvent): Promise<void> {
     try {
-      await tx.execute(
-        `INSERT INTO project_members (${columns.join(', ')}) VALUES (?, ?, ?, ?)`,
-        columns.map((column) => this.memberRows.toColumn(column, member[column])),
-      );
+      await tx.getRepository(ProjectMember).insert(member);
     } catch (error) {
       if (isUniqueViolation(error)) throw new MemberAlreadyAddedError('The member was added concurrently.');
       throw error;
@@ -195,36 +152,47 @@ export class ProjectsRepository {
    * Sets a member's role, unless that would leave the project without a manager (the write itself
    * checks, so it holds even if two transactions interleave). Answers whether it wrote.
    */
-  async setRoleKeepingAManager(
-    tx: SqlTransaction,
-    projectId: string,
-    userId: string,
-    role: ProjectRole,
-  ): Promise<boolean> {
-    const changed = await tx.execute(
-      `UPDATE project_members SET role = ? WHERE projectId = ? AND userId = ?
-       AND (? = 'manager' OR role <> 'manager' OR ${OTHER_MANAGER_EXISTS})`,
-      [role, projectId, userId, role, projectId, userId],
-    );
-    return changed === 1;
+  async setRoleKeepingAManager(tx: Tx, projectId: string, userId: string, role: ProjectRole): Promise<boolean> {
+    const result = await tx
+      .createQueryBuilder()
+      .update(ProjectMember)
+      .set({ role })
+      .where('projectId = :projectId AND userId = :userId', { projectId, userId })
+      .andWhere(`(:role = 'manager' OR role <> 'manager' OR ${OTHER_MANAGER_EXISTS})`, { role })
+      .execute();
+    return result.affected === 1;
   }
 
   /** Removes a member unless they are the project's last manager; answers whether it removed one. */
-  async removeKeepingAManager(tx: SqlTransaction, projectId: string, userId: string): Promise<boolean> {
-    const removed = await tx.execute(
-      `DELETE FROM project_members WHERE projectId = ? AND userId = ?
-       AND (role <> 'manager' OR ${OTHER_MANAGER_EXISTS})`,
-      [projectId, userId, projectId, userId],
-    );
-    return removed === 1;
+  async removeKeepingAManager(tx: Tx, projectId: string, userId: string): Promise<boolean> {
+    const result = await tx
+      .createQueryBuilder()
+      .delete()
+      .from(ProjectMember)
+      .where('projectId = :projectId AND userId = :userId', { projectId, userId })
+      .andWhere(`(role <> 'manager' OR ${OTHER_MANAGER_EXISTS})`)
+      .execute();
+    return result.affected === 1;
   }
 
-  private withRole(row: Row): ProjectWithRole {
-    return { project: this.projectRows.fromRow(row), role: isProjectRole(row.role) ? row.role : null };
+  /** Projects with the viewer's role in each (a LEFT JOIN: null where they are not a member). */
+  private withViewerRole(viewerId: string): SelectQueryBuilder<Project> {
+    return this.projects
+      .createQueryBuilder('p')
+      .leftJoin(ProjectMember, 'm', 'm.projectId = p.id AND m.userId = :viewerId', { viewerId })
+      .addSelect('m.role', 'viewerRole');
   }
 }
 
-/** COUNT(*) arrives as a number (SQLite), a bigint string (MySQL) or a bigint. */
-function count(rows: Row[]): number {
-  return Number(rows[0]?.total ?? 0);
+/** By name then id, one page (LIMIT/OFFSET: the join matches at most one row per project). */
+function page(query: SelectQueryBuilder<Project>, limit: number, offset: number): SelectQueryBuilder<Project> {
+  return query.orderBy('p.name').addOrderBy('p.id').limit(limit).offset(offset);
+}
+
+async function withRoles(query: SelectQueryBuilder<Project>): Promise<ProjectWithRole[]> {
+  const { entities, raw } = await query.getRawAndEntities<{ viewerRole: unknown }>();
+  return entities.map((project, index) => {
+    const role = raw[index]?.viewerRole;
+    return { project, role: isProjectRole(role) ? role : null };
+  });
 }

@@ -4,7 +4,7 @@ import type { AuditContext } from '../audit/audit-context.js';
 import { AuditTrail, changedFields } from '../audit/audit-trail.js';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import type { SqlTransaction } from '../database/sql-runner.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import type { CreateProjectDto, UpdateProjectDto } from './dto/project-input.dto.js';
 import { ProjectMember } from './entities/project-member.entity.js';
 import { Project } from './entities/project.entity.js';
@@ -40,6 +40,7 @@ export interface ProjectPage {
 export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
+    private readonly transactions: Transactions,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -74,7 +75,7 @@ export class ProjectsService {
       role: 'manager',
       createdAt,
     });
-    await this.projects.transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       await this.projects.insertProject(tx, project);
       // No project.member_added event: the creator is the actor, and nobody is told of their own act.
       await this.projects.insertMember(tx, creator);
@@ -96,7 +97,7 @@ export class ProjectsService {
     user: AuthenticatedUser,
     context: AuditContext,
   ): Promise<ProjectWithRole> {
-    return this.projects.transaction(async (tx) => {
+    return this.transactions.run(async (tx) => {
       const found = await this.manageable(tx, projectId, user);
       const values: EditableProjectFields = {};
       if (input.name !== undefined && input.name !== found.project.name) values.name = input.name;
@@ -135,7 +136,7 @@ export class ProjectsService {
     context: AuditContext,
   ): Promise<ProjectMemberView> {
     try {
-      return await this.projects.transaction(async (tx) => {
+      return await this.transactions.run(async (tx) => {
         const { project } = await this.manageable(tx, projectId, user);
         const username = await this.projects.usernameOf(tx, userId);
         if (username === null) throw new ApiError('user_not_found', `No user has the id ${userId}.`);
@@ -171,7 +172,7 @@ export class ProjectsService {
 
   /** Removes the member (a manager, projects:manage, or the member themselves); never the last manager. */
   async removeMember(projectId: string, userId: string, user: AuthenticatedUser, context: AuditContext): Promise<void> {
-    await this.projects.transaction(async (tx) => {
+    await this.transactions.run(async (tx) => {
       const { project } =
         userId === user.id ? await this.visibleLocked(tx, projectId, user) : await this.manageable(tx, projectId, user);
       const current = await this.projects.roleIn(tx, projectId, userId);
@@ -187,7 +188,7 @@ export class ProjectsService {
 
   /** A membership change, recorded on the project as the field members.<userId> (its role; null: none). */
   private recordMembership(
-    tx: SqlTransaction,
+    tx: Tx,
     context: AuditContext,
     action: 'project.member_added' | 'project.member_role_changed' | 'project.member_removed',
     projectId: string,
@@ -204,16 +205,12 @@ export class ProjectsService {
   }
 
   /** The project, locked for the transaction, if this user may see it (else 404). */
-  private async visibleLocked(
-    tx: SqlTransaction,
-    projectId: string,
-    user: AuthenticatedUser,
-  ): Promise<ProjectWithRole> {
+  private async visibleLocked(tx: Tx, projectId: string, user: AuthenticatedUser): Promise<ProjectWithRole> {
     return visible(projectId, await this.projects.lockWithRole(tx, projectId, user.id), user);
   }
 
   /** The project, locked for the transaction, if this user may manage it (404 when they may not even see it). */
-  private async manageable(tx: SqlTransaction, projectId: string, user: AuthenticatedUser): Promise<ProjectWithRole> {
+  private async manageable(tx: Tx, projectId: string, user: AuthenticatedUser): Promise<ProjectWithRole> {
     const found = await this.visibleLocked(tx, projectId, user);
     if (found.role !== 'manager' && !mayManageAll(user)) {
       throw new ApiError(

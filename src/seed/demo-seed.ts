@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { QueryDeepPartialEntity } from 'typeorm';
 import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
@@ -18,6 +18,8 @@ import {
   NOTIFICATION_TYPES,
   Notification,
 } from '../notifications/entities/notification.entity.js';
+import { createValidationPipe } from '../common/http/validation.pipe.js';
+import { CreateUserByRoleNamesDto } from '../users/dto/user-input.dto.js';
 import { Role } from '../users/entities/role.entity.js';
 import { User } from '../users/entities/user.entity.js';
 import { ARGON2_OPTIONS } from '../users/password-hasher.service.js';
@@ -41,6 +43,8 @@ const DEMO_USERS = [
   { username: 'bob', firstName: 'Bob', lastName: 'Keller', roles: ['user'] },
   { username: 'erin', firstName: 'Erin', lastName: 'Editor', roles: ['editor', 'user'] },
 ] as const;
+
+const userValidation = createValidationPipe({ checkedRequestValues: false });
 
 /** Notifications per (status, type) pair for alice: 4 x 4 x 4 = 64, more than three default pages. */
 const PER_PAIR_FOR_MAIN_USER = 4;
@@ -94,8 +98,11 @@ export async function seedDemoData(
   if (!password) {
     throw new SeedRefusedError('SEED_PASSWORD must be set to seed a production database.');
   }
-  // The password policy of every other way to set a password (API, CLI) holds for the demo users too.
+  // The rules of every other way to create a user (API, CLI) hold for the demo users too.
   for (const demo of DEMO_USERS) {
+    const { username, firstName, lastName, roles } = demo;
+    const fields = { username, firstName, lastName, email: `${username}@example.com`, password, roleNames: roles };
+    await userValidation.transform(fields, { type: 'body', metatype: CreateUserByRoleNamesDto });
     const weakness = await passwordWeakness(password, { ...demo, email: `${demo.username}@example.com` });
     if (weakness) throw new SeedRefusedError(`SEED_PASSWORD is refused for ${demo.username}: ${weakness}`);
   }

@@ -15,6 +15,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { errorExamples } from '../common/errors/error-examples.js';
 import { RequirePermission } from '../common/http/route-access.js';
@@ -57,10 +59,11 @@ export class UsersController {
   @ApiCommonErrors({ body: true })
   async create(
     @Body() body: CreateUserDto,
+    @CurrentUser() actor: AuthenticatedUser,
     @RequestAudit() context: AuditContext,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<UserEnvelopeDto> {
-    const user = await this.users.create(body, context);
+    const user = await this.users.create(body, context, actor);
     void reply.header('location', `/api/users/${user.id}`);
     return { user: UserResponseDto.from(user) };
   }
@@ -116,9 +119,10 @@ export class UsersController {
   async update(
     @Param('userId', uuidParam('userId')) id: string,
     @Body() body: UpdateUserDto,
+    @CurrentUser() actor: AuthenticatedUser,
     @RequestAudit() context: AuditContext,
   ): Promise<UserEnvelopeDto> {
-    return { user: UserResponseDto.from(await this.users.update(id, body, context)) };
+    return { user: UserResponseDto.from(await this.users.update(id, body, context, actor)) };
   }
 
   @Post(':userId/password')
@@ -137,8 +141,9 @@ export class UsersController {
   async setPassword(
     @Param('userId', uuidParam('userId')) id: string,
     @Body() body: SetPasswordDto,
+    @CurrentUser() actor: AuthenticatedUser,
     @RequestAudit() context: AuditContext,
   ): Promise<void> {
-    await this.users.setPassword(id, body.newPassword, context);
+    await this.users.setPassword(id, body.newPassword, context, { actor });
   }
 }

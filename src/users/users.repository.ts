@@ -1,13 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, DataSource, In, Repository, type EntityManager } from 'typeorm';
+import { Brackets, In, Repository } from 'typeorm';
 import type { Permission } from '../common/authz/permission-catalogue.js';
-import { EntityRows, isUniqueViolation, SqlRunner } from '../database/sql-runner.js';
-import { Role } from './entities/role.entity.js';
+import { isUniqueViolation } from '../database/database-errors.js';
+import type { Tx } from '../database/transactions.js';
+import { Role, type RolePermissions } from './entities/role.entity.js';
+import { UserRole } from './entities/user-role.entity.js';
 import { User } from './entities/user.entity.js';
-import { AUTH_CONTEXT_SQL, callerFromRows, USER_FOR_LOGIN_SQL, type AuthContext } from './users.sql.js';
 
-export type { AuthContext } from './users.sql.js';
+/** What authorizing a request needs about its user. */
+export interface AuthContext {
+  id: string;
+  username: string;
+  isActive: boolean;
+  tokenVersion: number;
+  roles: { name: string; permissions: RolePermissions }[];
+}
 
 /** The account identifier a new user collides with. */
 export type IdentityField = 'username' | 'email';
@@ -19,8 +27,6 @@ export class IdentityTakenError extends Error {
     super(`A user with this ${field ?? 'username or email'} already exists.`);
   }
 }
-
-type Row = Record<string, unknown>;
 
 /** The fields an administrator may change on a user (keys included where they follow a field). */
 export type UserChanges = Partial<Pick<User, 'email' | 'emailKey' | 'firstName' | 'lastName' | 'isActive'>>;
@@ -38,54 +44,59 @@ function likePrefix(text: string): string {
 }
 
 /**
- * Every statement and row mapping of users and roles. Login and the per-request token check are
- * hand-written SQL (users.sql.ts) on the shared runner: they run on every request, and TypeORM's
- * QueryRunner and hydration cost more CPU there than the query. Everything else uses TypeORM's
- * repositories.
- *
- * Usernames match exactly: a lookup by the indexed column (whose collation may ignore trailing
- * spaces) keeps only the rows whose username is the given one, character for character.
+ * Every statement of users and their roles, through TypeORM. Reads outside a change use the
+ * default manager; writes take the Tx of Transactions.run. Usernames match exactly: the indexed
+ * column's collation may ignore trailing spaces, so lookups keep only the exact username.
  */
 @Injectable()
 export class UsersRepository {
-  private readonly userRows: EntityRows<User>;
-  private readonly roleRows: EntityRows<Role>;
-
   constructor(
-    dataSource: DataSource,
-    private readonly sql: SqlRunner,
     @InjectRepository(User) private readonly users: Repository<User>,
     @InjectRepository(Role) private readonly roles: Repository<Role>,
-  ) {
-    this.userRows = new EntityRows(dataSource, User);
-    this.roleRows = new EntityRows(dataSource, Role);
-  }
+  ) {}
 
   /** The user with roles and the password hash (which is otherwise never selected), in one statement. */
   async findForLogin(username: string): Promise<User | null> {
-    const rows = (await this.sql.select<Row>(USER_FOR_LOGIN_SQL, [username])).filter(
-      (row) => row.username === username,
-    );
-    if (rows.length === 0) return null;
-    const user = this.userRows.fromRow(rows[0]);
-    user.roles = rows
-      .filter((row) => row.roleId !== null)
-      .map((row) => this.roleRows.fromRow({ id: row.roleId, name: row.roleName, permissions: row.rolePermissions }));
-    return user;
+    const found = await this.users
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .leftJoinAndSelect('u.roles', 'r')
+      .where('u.username = :username', { username })
+      .getMany();
+    return found.find((user) => user.username === username) ?? null;
   }
 
+  /** The user by primary key with their roles, in one statement: what the guard authorizes with. */
   async findAuthContext(id: string): Promise<AuthContext | null> {
-    return callerFromRows(await this.sql.select<Row>(AUTH_CONTEXT_SQL, [id]));
+    const user = await this.users
+      .createQueryBuilder('u')
+      .select(['u.id', 'u.username', 'u.isActive', 'u.tokenVersion', 'r.id', 'r.name', 'r.permissions'])
+      .leftJoin('u.roles', 'r')
+      .where('u.id = :id', { id })
+      .getOne();
+    if (!user) return null;
+    const { username, isActive, tokenVersion, roles } = user;
+    return {
+      id: user.id,
+      username,
+      isActive,
+      tokenVersion,
+      roles: roles.map(({ name, permissions }) => ({ name, permissions })),
+    };
   }
 
   /** The user named exactly `username`, without roles. */
   async findByUsername(username: string): Promise<User | null> {
-    const user = await this.users.findOneBy({ username });
-    return user?.username === username ? user : null;
+    const found = await this.users.findBy({ username });
+    return found.find((user) => user.username === username) ?? null;
   }
 
   findRolesByName(names: string[]): Promise<Role[]> {
     return names.length ? this.roles.findBy({ name: In(names) }) : Promise.resolve([]);
+  }
+
+  findRolesByIds(ids: string[]): Promise<Role[]> {
+    return ids.length ? this.roles.findBy({ id: In(ids) }) : Promise.resolve([]);
   }
 
   /** Which identifier, if any, an existing user already holds under these identity keys. */
@@ -98,52 +109,49 @@ export class UsersRepository {
     return holder.usernameKey === usernameKey ? 'username' : 'email';
   }
 
+  /** The user with roles, or null. */
+  findById(id: string, tx: Tx = this.users.manager): Promise<User | null> {
+    return tx.getRepository(User).findOne({ where: { id }, relations: { roles: true } });
+  }
+
   /** Inserts the user with its roles; a unique index refusing it is an IdentityTakenError. */
-  async insert(user: User): Promise<User> {
+  async insert(tx: Tx, user: User): Promise<void> {
     try {
-      return await this.users.save(user);
+      await tx.getRepository(User).save(user, { reload: false });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new IdentityTakenError(identityFieldOf(error));
-      throw error;
+      throw identityError(error);
     }
   }
 
-  /** Marks the user inactive and ends every token issued so far. */
-  async deactivate(id: string): Promise<void> {
-    await this.users.update({ id }, { isActive: false, tokenVersion: () => 'tokenVersion + 1' });
-  }
-
   /** Ends every token issued to the user so far. */
-  async revokeTokens(id: string, tx: EntityManager = this.users.manager): Promise<void> {
+  async revokeTokens(tx: Tx, id: string): Promise<void> {
     await tx.getRepository(User).update({ id }, { tokenVersion: () => 'tokenVersion + 1' });
   }
 
   /** Replaces the password hash and ends every token issued so far; answers the new token version. */
-  async setPasswordHash(id: string, passwordHash: string, tx: EntityManager = this.users.manager): Promise<number> {
+  async setPasswordHash(tx: Tx, id: string, passwordHash: string): Promise<number> {
     await tx.getRepository(User).update({ id }, { passwordHash, tokenVersion: () => 'tokenVersion + 1' });
     const user = await tx.getRepository(User).findOne({ select: { id: true, tokenVersion: true }, where: { id } });
     return user?.tokenVersion ?? 0;
   }
 
-  /** Runs `work` in one transaction: every write through `tx` commits together or not at all. */
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.users.manager.transaction(work);
-  }
-
   /**
-   * Serialises the changes that may take users:manage away from someone (deactivation, role
-   * assignments, role permissions): on MySQL by locking the roles' rows until the transaction
-   * ends, so two administrators demoting each other cannot both pass the last-admin check. SQLite
-   * runs one write transaction at a time already.
+   * On MySQL, locks the roles' rows until the transaction ends, so two changes that may each take
+   * an administration permission from its last holder run one after the other (SQLite has one writer).
    */
-  async lockAdministration(tx: EntityManager): Promise<void> {
-    if (this.users.manager.connection.options.type === 'mysql') {
-      await tx.query('SELECT id FROM roles ORDER BY id FOR UPDATE');
-    }
+  async lockAdministration(tx: Tx): Promise<void> {
+    if (tx.connection.options.type !== 'mysql') return;
+    await tx
+      .getRepository(Role)
+      .createQueryBuilder('r')
+      .select('r.id')
+      .orderBy('r.id')
+      .setLock('pessimistic_write')
+      .getMany();
   }
 
   /** How many active users hold `permission` through any of their roles. */
-  async countActiveHolders(tx: EntityManager, permission: Permission): Promise<number> {
+  async countActiveHolders(tx: Tx, permission: Permission): Promise<number> {
     const [resource, action] = permission.split(':');
     const roles = await tx.getRepository(Role).find();
     const granting = roles.filter((role) => role.permissions[resource]?.includes(action)).map((role) => role.id);
@@ -158,49 +166,28 @@ export class UsersRepository {
       .getCount();
   }
 
-  /** The user with roles, or null. */
-  findById(id: string, tx: EntityManager = this.users.manager): Promise<User | null> {
-    return tx.getRepository(User).findOne({ where: { id }, relations: { roles: true } });
-  }
-
-  findRolesByIds(ids: string[], tx: EntityManager = this.users.manager): Promise<Role[]> {
-    return ids.length ? tx.getRepository(Role).findBy({ id: In(ids) }) : Promise.resolve([]);
-  }
-
   /** Whether another user than `exceptId` holds this e-mail identity key. */
-  async emailTaken(emailKey: string, exceptId: string, tx: EntityManager = this.users.manager): Promise<boolean> {
+  async emailTaken(tx: Tx, emailKey: string, exceptId: string): Promise<boolean> {
     const holder = await tx.getRepository(User).findOne({ select: { id: true }, where: { emailKey } });
     return holder !== null && holder.id !== exceptId;
   }
 
-  /** Inserts the user with its roles inside `tx`; a unique index refusing it is an IdentityTakenError. */
-  async insertIn(tx: EntityManager, user: User): Promise<void> {
-    try {
-      await tx.getRepository(User).save(user);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new IdentityTakenError(identityFieldOf(error));
-      throw error;
-    }
-  }
-
   /** Writes changed fields; deactivation also ends every token issued so far. */
-  async updateFields(tx: EntityManager, id: string, changes: UserChanges): Promise<void> {
+  async updateFields(tx: Tx, id: string, changes: UserChanges): Promise<void> {
     if (Object.keys(changes).length === 0) return;
     const revoke = changes.isActive === false ? { tokenVersion: () => 'tokenVersion + 1' } : {};
     try {
       await tx.getRepository(User).update({ id }, { ...changes, ...revoke });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new IdentityTakenError(identityFieldOf(error));
-      throw error;
+      throw identityError(error);
     }
   }
 
   /** Replaces the user's roles with exactly these. */
-  async replaceRoles(tx: EntityManager, userId: string, roleIds: string[]): Promise<void> {
-    await tx.query('DELETE FROM user_roles WHERE userId = ?', [userId]);
-    for (const roleId of roleIds) {
-      await tx.query('INSERT INTO user_roles (userId, roleId) VALUES (?, ?)', [userId, roleId]);
-    }
+  async replaceRoles(tx: Tx, userId: string, roleIds: string[]): Promise<void> {
+    const links = tx.getRepository(UserRole);
+    await links.delete({ userId });
+    if (roleIds.length) await links.insert(roleIds.map((roleId) => ({ userId, roleId })));
   }
 
   /** One page of users with their roles, by username key then id, and the number matching. */
@@ -238,6 +225,11 @@ export class UsersRepository {
     const byId = new Map(users.map((user) => [user.id, user]));
     return { users: page.map((user) => byId.get(user.id)!), total };
   }
+}
+
+/** A unique index's refusal as an IdentityTakenError naming the field; any other error unchanged. */
+function identityError(error: unknown): unknown {
+  return isUniqueViolation(error) ? new IdentityTakenError(identityFieldOf(error)) : error;
 }
 
 /** The identifier whose unique index refused a row, from the driver's message (index or column name). */

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { CLI_AUDIT_CONTEXT, type AuditContext } from '../audit/audit-context.js';
 import { AuditTrail, changedFields } from '../audit/audit-trail.js';
+import type { Permission } from '../common/authz/permission-catalogue.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { identityKey } from '../common/text/identity-key.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import type { Role } from './entities/role.entity.js';
 import { User } from './entities/user.entity.js';
+import { assertMayGrant, assertMayManage, OPERATOR, type Actor } from './grants.js';
 import { PasswordHasher } from './password-hasher.service.js';
 import { assertPasswordPolicy } from './password-policy.js';
 import {
@@ -18,6 +20,7 @@ import {
 } from './users.repository.js';
 
 export type { AuthContext } from './users.repository.js';
+export { OPERATOR, type Actor } from './grants.js';
 
 export interface CreateUserInput {
   username: string;
@@ -49,8 +52,11 @@ export interface UserListQuery {
 /** The fields an audit event of a user records (never the password hash or the token version). */
 const AUDITED_FIELDS = ['username', 'email', 'firstName', 'lastName', 'isActive', 'roleIds'];
 
-/** The permission whose last active holder may not be removed (else nobody could administer users). */
-const ADMINISTRATION = 'users:manage';
+/** The permissions whose last active holder may not lose them: without them nobody could fix accounts or roles. */
+export const ADMINISTRATION: readonly Permission[] = ['users:manage', 'roles:manage'];
+
+/** Active holders of each administration permission, counted before a change. */
+export type AdministrationHolders = ReadonlyMap<Permission, number>;
 
 /** An e-mail address as stored: the domain (case-insensitive by RFC 5321) in lower case, the local part as typed. */
 export function normaliseEmail(email: string): string {
@@ -70,14 +76,19 @@ function auditView(user: User): Record<string, unknown> {
 }
 
 /**
+ * Every change takes the Actor last: an API route passes its caller, and leaving it out means the
+ * operator at the command line (the CLI, the seed and test fixtures).
+ *
  * The rules of user accounts, shared by the API (UsersController, AuthController) and the
- * command-line tools: identity uniqueness, the password policy, token revocation, the last-admin
- * rule, and an audit event in the same transaction as every change.
+ * command-line tools: identity uniqueness, the password policy, token revocation, no escalation
+ * (an actor grants and touches only what their own permissions cover), the last-admin rule, and an
+ * audit event in the same transaction as every change.
  */
 @Injectable()
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
+    private readonly transactions: Transactions,
     private readonly hasher: PasswordHasher,
     private readonly audit: AuditTrail,
   ) {}
@@ -114,15 +125,19 @@ export class UsersService {
   }
 
   /**
-   * Creates an active user. Roles must exist (400 validation_failed otherwise), the password must
-   * pass the policy (400 weak_password). A username or e-mail address equal to an existing one
-   * after identityKey() (case and Unicode forms folded, so "Émile" next to "émile" is refused on
-   * SQLite as on MySQL) is 409 conflict, naming the field; the unique indexes on the keys refuse
-   * what a concurrent writer slips past this check.
+   * Creates an active user. Roles must exist (400 validation_failed) and hold nothing the actor
+   * lacks (403 forbidden); the password must pass the policy (400 weak_password). A username or
+   * e-mail equal to an existing one after identityKey() is 409 conflict, naming the field; the
+   * unique indexes on the keys refuse what a concurrent writer slips past this check.
    */
-  async create(input: CreateUserInput, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<User> {
+  async create(
+    input: CreateUserInput,
+    context: AuditContext = CLI_AUDIT_CONTEXT,
+    actor: Actor = OPERATOR,
+  ): Promise<User> {
     const email = normaliseEmail(input.email);
     const roles = await this.resolveRoles(input.roleNames ?? [], input.roleIds ?? []);
+    assertMayGrant(actor, roles);
 
     const usernameKey = identityKey(input.username);
     const emailKey = identityKey(email);
@@ -145,8 +160,8 @@ export class UsersService {
       roles,
     });
     try {
-      await this.users.transaction(async (tx) => {
-        await this.users.insertIn(tx, user);
+      await this.transactions.run(async (tx) => {
+        await this.users.insert(tx, user);
         await this.audit.record(tx, context, {
           action: 'user.created',
           targetType: 'user',
@@ -163,40 +178,48 @@ export class UsersService {
 
   /**
    * Changes the given fields. Deactivation ends every token at once; new roles apply from the
-   * user's next request (roles are read per request). Nobody deactivates themselves, and no change
-   * leaves no active holder of users:manage (409 last_admin). Returns the user as it now is.
+   * user's next request. The actor may change only a user holding nothing beyond their own
+   * permissions, and grant only such roles (403 forbidden). Nobody deactivates themselves, and no
+   * change leaves no active holder of an administration permission (409 last_admin).
    */
-  async update(id: string, input: UpdateUserInput, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<User> {
+  async update(
+    id: string,
+    input: UpdateUserInput,
+    context: AuditContext = CLI_AUDIT_CONTEXT,
+    actor: Actor = OPERATOR,
+  ): Promise<User> {
     if (input.isActive === false && context.actorId === id) {
       throw new ApiError('last_admin', 'You cannot deactivate your own account; ask another administrator.');
     }
     const roles = input.roleIds === undefined ? undefined : await this.resolveRoles([], input.roleIds);
+    if (roles) assertMayGrant(actor, roles);
     try {
-      return await this.users.transaction(async (tx) => {
+      return await this.transactions.run(async (tx) => {
         const demoting = input.isActive === false || roles !== undefined;
-        if (demoting) await this.users.lockAdministration(tx);
-        const holdersBefore = demoting ? await this.users.countActiveHolders(tx, ADMINISTRATION) : 0;
+        const holdersBefore = demoting ? await this.beginAdministrationChange(tx) : undefined;
 
         const before = await this.users.findById(id, tx);
         if (!before) throw notFound(id);
+        assertMayManage(actor, before);
         const changes: UserChanges = {};
         if (input.email !== undefined && normaliseEmail(input.email) !== before.email) {
           changes.email = normaliseEmail(input.email);
           changes.emailKey = identityKey(changes.email);
-          if (await this.users.emailTaken(changes.emailKey, id, tx)) throw identityConflict('email');
+          if (await this.users.emailTaken(tx, changes.emailKey, id)) throw identityConflict('email');
         }
         if (input.firstName !== undefined && input.firstName !== before.firstName) changes.firstName = input.firstName;
         if (input.lastName !== undefined && input.lastName !== before.lastName) changes.lastName = input.lastName;
         if (input.isActive !== undefined && input.isActive !== before.isActive) changes.isActive = input.isActive;
         await this.users.updateFields(tx, id, changes);
-        if (roles !== undefined)
+        if (roles !== undefined) {
           await this.users.replaceRoles(
             tx,
             id,
             roles.map((role) => role.id),
           );
+        }
 
-        if (demoting) await this.assertAdministrationRemains(tx, holdersBefore);
+        if (holdersBefore) await this.assertAdministrationRemains(tx, holdersBefore);
         const after = (await this.users.findById(id, tx))!;
         const audited = changedFields(auditView(before), auditView(after), AUDITED_FIELDS);
         if (Object.keys(audited).length > 0) {
@@ -216,33 +239,45 @@ export class UsersService {
   }
 
   /**
-   * Throws 409 last_admin when the transaction's changes took users:manage away from its last
-   * active holder (when there was one before: a database without administrators is the CLI's to fix).
+   * For a change that may take an administration permission from someone (deactivation, role
+   * assignments, role permissions): locks the roles (MySQL) and counts each permission's holders.
    */
-  async assertAdministrationRemains(tx: EntityManager, holdersBefore: number): Promise<void> {
-    if (holdersBefore > 0 && (await this.users.countActiveHolders(tx, ADMINISTRATION)) === 0) {
-      throw new ApiError('last_admin', `This change would leave no active user holding ${ADMINISTRATION}.`);
+  async beginAdministrationChange(tx: Tx): Promise<AdministrationHolders> {
+    await this.users.lockAdministration(tx);
+    const holders = new Map<Permission, number>();
+    for (const permission of ADMINISTRATION)
+      holders.set(permission, await this.users.countActiveHolders(tx, permission));
+    return holders;
+  }
+
+  /**
+   * 409 last_admin when the transaction's changes took an administration permission from its last
+   * active holder (when there was one before: a database without one is the operator's to fix).
+   */
+  async assertAdministrationRemains(tx: Tx, holdersBefore: AdministrationHolders): Promise<void> {
+    for (const [permission, before] of holdersBefore) {
+      if (before > 0 && (await this.users.countActiveHolders(tx, permission)) === 0) {
+        throw new ApiError('last_admin', `This change would leave no active user holding ${permission}.`);
+      }
     }
   }
 
-  /** For changes elsewhere (role permissions) that may demote: the lock and the count before. */
-  async beginAdministrationChange(tx: EntityManager): Promise<number> {
-    await this.users.lockAdministration(tx);
-    return this.users.countActiveHolders(tx, ADMINISTRATION);
-  }
-
   /** Deactivates the user named exactly `username` and revokes every token issued so far; false if there is none. */
-  async deactivate(username: string, context: AuditContext = CLI_AUDIT_CONTEXT): Promise<boolean> {
+  async deactivate(
+    username: string,
+    context: AuditContext = CLI_AUDIT_CONTEXT,
+    actor: Actor = OPERATOR,
+  ): Promise<boolean> {
     const user = await this.users.findByUsername(username);
     if (!user) return false;
-    await this.update(user.id, { isActive: false }, context);
+    await this.update(user.id, { isActive: false }, context, actor);
     return true;
   }
 
   /** Ends every token issued to this user so far (logout everywhere), recorded as `action`. */
   async revokeTokens(userId: string, context: AuditContext, action = 'auth.logout'): Promise<void> {
-    await this.users.transaction(async (tx) => {
-      await this.users.revokeTokens(userId, tx);
+    await this.transactions.run(async (tx) => {
+      await this.users.revokeTokens(tx, userId);
       await this.audit.record(tx, context, { action, targetType: 'user', targetId: userId });
     });
   }
@@ -250,28 +285,29 @@ export class UsersService {
   /**
    * Sets a new password (after the policy: 400 weak_password) and ends every token issued so far,
    * recorded as `action` (user.password_set by an administrator or a command, auth.password_changed
-   * by the user). Answers the user's new token version, for a token that survives the change.
+   * by the user). The actor must hold every permission the user holds (403 forbidden). Answers the
+   * user's new token version, for a token that survives the change.
    */
   async setPassword(
     userId: string,
     password: string,
     context: AuditContext = CLI_AUDIT_CONTEXT,
-    action = 'user.password_set',
+    { action = 'user.password_set', actor = OPERATOR }: { action?: string; actor?: Actor } = {},
   ): Promise<number> {
     const user = await this.users.findById(userId);
     if (!user) throw notFound(userId);
+    assertMayManage(actor, user);
     await assertPasswordPolicy(password, user);
     const passwordHash = await this.hasher.hash(password);
-    return this.users.transaction(async (tx) => {
-      const version = await this.users.setPasswordHash(userId, passwordHash, tx);
+    return this.transactions.run(async (tx) => {
+      // Roles may have changed while the password was hashed.
+      const current = await this.users.findById(userId, tx);
+      if (!current) throw notFound(userId);
+      assertMayManage(actor, current);
+      const version = await this.users.setPasswordHash(tx, userId, passwordHash);
       await this.audit.record(tx, context, { action, targetType: 'user', targetId: userId });
       return version;
     });
-  }
-
-  /** Sets a new password and ends every token issued so far (a command-line change). */
-  async changePassword(userId: string, password: string): Promise<void> {
-    await this.setPassword(userId, password);
   }
 
   /** Every named and every identified role, or 400 validation_failed naming those that do not exist. */

@@ -1,8 +1,10 @@
-// The users' hot-path statements (login and the per-request token check), owned by UsersRepository
-// (the only caller in src/). Pure text with no runtime imports, so the bench's baseline server and
-// its EXPLAIN check run this one copy without loading Nest or TypeORM.
+// Legacy hand-written caller SQL, kept only while documents, notifications and the bench still
+// import it; UsersRepository no longer uses it. The lead removes it once those are rewritten.
 
 import type { RolePermissions } from './entities/role.entity.js';
+import type { AuthContext } from './users.repository.js';
+
+export type { AuthContext } from './users.repository.js';
 
 /** A user's rows with each of their roles (one row with NULL role columns when they hold none). */
 export const CALLER_FROM = 'users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId';
@@ -37,15 +39,6 @@ export const USER_FOR_LOGIN_SQL = `SELECT ${USER_LOGIN_COLUMNS.map((column) => `
 export const CALLER_COLUMNS =
   'u.id AS callerId, u.username AS callerUsername, u.isActive AS callerIsActive, ' +
   `u.tokenVersion AS callerTokenVersion, ${ROLE_COLUMNS}`;
-
-/** What authorizing a request needs about its user. */
-export interface AuthContext {
-  id: string;
-  username: string;
-  isActive: boolean;
-  tokenVersion: number;
-  roles: { name: string; permissions: RolePermissions }[];
-}
 
 /** The caller read by CALLER_COLUMNS (no rows: the user does not exist). */
 export function callerFromRows(rows: Record<string, unknown>[]): AuthContext | null {

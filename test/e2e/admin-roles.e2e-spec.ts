@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILT_IN_ROLE_NAMES } from '../../src/roles/roles.service.js';
 import { Role } from '../../src/users/entities/role.entity.js';
+import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -86,5 +88,61 @@ describe.each(databasesUnderTest())('role administration on %s', (kind) => {
       permissions: { documents: ['read', 'update'], roles: ['manage'] },
     });
     expect((await call('get', '/api/roles', undefined, erin)).status).toBe(200);
+  });
+
+  it('taking roles:manage from the role of its last active holder is 409 last_admin, naming roles:manage', async () => {
+    // erin's editor role was given roles:manage above: take it back, so admin is the last holder again.
+    const editorRole = await roleId('editor');
+    const restore = await call('patch', `/api/roles/${editorRole}`, { permissions: { documents: ['read', 'update'] } });
+    expect(restore.status).toBe(200);
+    const adminRole = await roleId('admin');
+    const before = (await call('get', '/api/roles')).body.roles.find((role: { name: string }) => role.name === 'admin');
+    const withoutRoles = Object.fromEntries(
+      Object.entries(before.permissions as Record<string, string[]>).filter(([resource]) => resource !== 'roles'),
+    );
+    const response = await call('patch', `/api/roles/${adminRole}`, { permissions: withoutRoles });
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ error: 'last_admin', details: expect.stringMatching(/roles:manage/) });
+    const after = await t.dataSource.getRepository(Role).findOneByOrFail({ id: adminRole });
+    expect(after.permissions).toEqual(before.permissions);
+  });
+
+  it('the last active holder of roles:manage can be neither demoted nor deactivated, even by the operator', async () => {
+    // A second holder of users:manage, so only roles:manage is at stake.
+    const accounts = await call('post', '/api/roles', { name: 'accounts', permissions: { users: ['manage'] } });
+    const users = t.app.get(UsersService);
+    const uma = await users.create({
+      username: 'uma',
+      email: 'uma@example.org',
+      firstName: 'Uma',
+      lastName: 'Accounts',
+      password: 'amber-Lantern-cobalt-44',
+      roleIds: [accounts.body.role.id],
+    });
+    expect(uma.roles.map((role) => role.name)).toEqual(['accounts']);
+    const adminId = t.user('admin').id;
+    const demote = await request(t.url)
+      .patch(`/api/users/${adminId}`)
+      .set('authorization', `Bearer ${admin}`)
+      .send({ roleIds: [accounts.body.role.id] });
+    expect(demote.status).toBe(409);
+    expect(demote.body).toEqual({ error: 'last_admin', details: expect.stringMatching(/roles:manage/) });
+    await expect(users.deactivate('admin')).rejects.toMatchObject({
+      code: 'last_admin',
+      details: expect.stringMatching(/roles:manage/),
+    });
+    expect((await call('get', '/api/roles')).status).toBe(200);
+  });
+
+  it.each(BUILT_IN_ROLE_NAMES)('the built-in role %s keeps its name: 409 conflict', async (name) => {
+    const id = await roleId(name);
+    const rename = await call('patch', `/api/roles/${id}`, { name: `${name}-renamed` });
+    expect(rename.status).toBe(409);
+    expect(rename.body).toEqual({
+      error: 'conflict',
+      details: `The role ${name} is built in: its name cannot change.`,
+    });
+    expect((await call('patch', `/api/roles/${id}`, { name })).status).toBe(200);
+    expect(await roleId(name)).toBe(id);
   });
 });

@@ -214,4 +214,70 @@ describe.each(databasesUnderTest())('user administration on %s', (kind) => {
     admin = await t.login('admin');
     expect((await as(admin).patch(`/api/users/${second.id}`, { isActive: false })).status).toBe(200);
   });
+
+  describe('users:manage alone grants and touches nothing beyond its holder’s permissions (403 forbidden)', () => {
+    let uma: string;
+    let umaId: string;
+    let accountsRole: string;
+    beforeAll(async () => {
+      const role = await request(t.url)
+        .post('/api/roles')
+        .set('authorization', `Bearer ${admin}`)
+        .send({ name: 'accounts', permissions: { users: ['manage'] } });
+      accountsRole = role.body.role.id;
+      umaId = (await as(admin).post('/api/users', newUser('uma', { roleIds: [accountsRole] }))).body.user.id;
+      uma = await t.login('uma', STRONG);
+    });
+    const rolesOf = async (id: string) =>
+      (await t.dataSource.getRepository(User).findOneOrFail({ where: { id }, relations: { roles: true } })).roles
+        .map((role) => role.name)
+        .sort();
+
+    it('cannot give themselves the admin role', async () => {
+      const response = await as(uma).patch(`/api/users/${umaId}`, { roleIds: [accountsRole, roles.admin] });
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({
+        error: 'forbidden',
+        details: expect.stringMatching(/cannot grant the role\(s\) admin: .*roles:manage.*which you do not hold/),
+      });
+      expect(await rolesOf(umaId)).toEqual(['accounts']);
+    });
+
+    it('cannot create a user holding a role beyond their permissions; may create one within them', async () => {
+      const before = await count();
+      const asAdmin = await as(uma).post('/api/users', newUser('mallory', { roleIds: [roles.admin] }));
+      expect(asAdmin.status).toBe(403);
+      expect(asAdmin.body.details).toMatch(/cannot grant the role\(s\) admin/);
+      const asEditor = await as(uma).post('/api/users', newUser('mallory', { roleIds: [roles.user, roles.editor] }));
+      expect(asEditor.status).toBe(403);
+      expect(asEditor.body.details).toMatch(/role\(s\) editor: they hold documents:/);
+      expect(await count()).toBe(before);
+      const peer = await as(uma).post('/api/users', newUser('mallory', { roleIds: [accountsRole, roles.user] }));
+      expect(peer.status).toBe(201);
+    });
+
+    it('cannot set the password of, deactivate, edit or re-role a user holding more than they do', async () => {
+      const adminId = t.user('admin').id;
+      const password = await as(uma).post(`/api/users/${adminId}/password`, { newPassword: STRONG });
+      expect(password.status).toBe(403);
+      expect(password.body.details).toMatch(/cannot change the account admin: it holds .*roles:manage/);
+      await t.login('admin'); // the password is unchanged
+      expect((await as(admin).get('/api/auth/me')).status).toBe(200); // and no token was revoked
+      for (const body of [{ isActive: false }, { firstName: 'Mallory' }, { roleIds: [accountsRole] }]) {
+        const response = await as(uma).patch(`/api/users/${adminId}`, body);
+        expect(response.status, JSON.stringify(body)).toBe(403);
+        expect(response.body.error).toBe('forbidden');
+      }
+      const stored = await t.dataSource.getRepository(User).findOneByOrFail({ id: adminId });
+      expect(stored).toMatchObject({ isActive: true, firstName: 'Ada' });
+      expect(await rolesOf(adminId)).toContain('admin');
+    });
+
+    it('manages users holding no more than they do', async () => {
+      const target = (await as(uma).post('/api/users', newUser('nadia'))).body.user.id;
+      expect((await as(uma).patch(`/api/users/${target}`, { firstName: 'Nadia' })).status).toBe(200);
+      expect((await as(uma).post(`/api/users/${target}/password`, { newPassword: STRONG })).status).toBe(204);
+      expect((await as(uma).patch(`/api/users/${target}`, { isActive: false })).status).toBe(200);
+    });
+  });
 });

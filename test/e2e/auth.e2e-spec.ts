@@ -237,11 +237,11 @@ describe.each(databasesUnderTest())('POST /api/auth/login and tokens on %s', (ki
 
     it('a password change ends existing tokens and the old password', async () => {
       const token = await t.login('bob');
-      await t.app.get(UsersService).changePassword(t.user('bob').id, 'A-brand-new-password-42');
+      await t.app.get(UsersService).setPassword(t.user('bob').id, 'A-brand-new-password-42');
       expect((await listWith(token)).status).toBe(401);
       expect((await login({ username: 'bob', password: TEST_PASSWORD })).status).toBe(401);
       expect((await login({ username: 'bob', password: 'A-brand-new-password-42' })).status).toBe(200);
-      await t.app.get(UsersService).changePassword(t.user('bob').id, TEST_PASSWORD);
+      await t.app.get(UsersService).setPassword(t.user('bob').id, TEST_PASSWORD);
     });
 
     it('deactivation ends tokens and blocks login with the same 401 as a wrong password', async () => {

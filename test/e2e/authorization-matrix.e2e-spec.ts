@@ -13,6 +13,7 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/http/route-access.js';
+import { Role } from '../../src/users/entities/role.entity.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { addDocument, setMember } from '../support/document-fixtures.js';
@@ -254,6 +255,68 @@ export const MATRIX: Row[] = [
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
 
+/**
+ * No escalation through users:manage: what a user whose only permission is users:manage (uma) gets
+ * when granting roles or touching accounts. `admin` holds more than uma; `nora` (role user) does not.
+ */
+interface AccountChange {
+  method: 'POST' | 'PATCH';
+  path: (ids: Record<'admin' | 'uma' | 'nora', string>) => string;
+  body: (roles: Record<'admin' | 'editor' | 'user' | 'accounts', string>) => object;
+  expected: number;
+}
+const NEW_USER = { email: 'x@example.org', firstName: 'X', lastName: 'Y', password: 'amber-Lantern-cobalt-44' };
+export const ACCOUNT_CHANGES: Record<string, AccountChange> = {
+  'create a user holding admin': {
+    method: 'POST',
+    path: () => '/api/users',
+    body: (roles) => ({ ...NEW_USER, username: 'escalated', roleIds: [roles.admin] }),
+    expected: 403,
+  },
+  'create a user holding user': {
+    method: 'POST',
+    path: () => '/api/users',
+    body: (roles) => ({ ...NEW_USER, username: 'plain', email: 'plain@example.org', roleIds: [roles.user] }),
+    expected: 201,
+  },
+  'give themselves admin': {
+    method: 'PATCH',
+    path: (ids) => `/api/users/${ids.uma}`,
+    body: (roles) => ({ roleIds: [roles.accounts, roles.admin] }),
+    expected: 403,
+  },
+  'give nora editor': {
+    method: 'PATCH',
+    path: (ids) => `/api/users/${ids.nora}`,
+    body: (roles) => ({ roleIds: [roles.user, roles.editor] }),
+    expected: 403,
+  },
+  'edit admin': {
+    method: 'PATCH',
+    path: (ids) => `/api/users/${ids.admin}`,
+    body: () => ({ firstName: 'X' }),
+    expected: 403,
+  },
+  'deactivate admin': {
+    method: 'PATCH',
+    path: (ids) => `/api/users/${ids.admin}`,
+    body: () => ({ isActive: false }),
+    expected: 403,
+  },
+  "set admin's password": {
+    method: 'POST',
+    path: (ids) => `/api/users/${ids.admin}/password`,
+    body: () => ({ newPassword: 'amber-Lantern-cobalt-44' }),
+    expected: 403,
+  },
+  'edit nora': {
+    method: 'PATCH',
+    path: (ids) => `/api/users/${ids.nora}`,
+    body: () => ({ firstName: 'Nora' }),
+    expected: 200,
+  },
+};
+
 /** The README table: one row per route, one column per persona. */
 export function renderMatrix(): string {
   const header = `| Route | Rule | ${PERSONAS.join(' | ')} |`;
@@ -443,5 +506,34 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
       answers[persona] = response.status;
     }
     expect(answers).toEqual(Object.fromEntries(PERSONAS.map((persona, index) => [persona, row.expected[index]])));
+  });
+
+  describe('users:manage alone', () => {
+    let uma: string;
+    let who: Record<'admin' | 'uma' | 'nora', string>;
+    let roles: Record<'admin' | 'editor' | 'user' | 'accounts', string>;
+    beforeAll(async () => {
+      const admin = await t.login('admin');
+      const accounts = await request(t.url)
+        .post('/api/roles')
+        .set('authorization', `Bearer ${admin}`)
+        .send({ name: 'accounts', permissions: { users: ['manage'] } });
+      if (accounts.status !== 201) throw new Error(`creating the accounts role: ${accounts.status}`);
+      const byName = Object.fromEntries((await t.dataSource.getRepository(Role).find()).map((r) => [r.name, r.id]));
+      roles = { admin: byName.admin, editor: byName.editor, user: byName.user, accounts: byName.accounts };
+      const created = await t.app
+        .get(UsersService)
+        .create({ ...NEW_USER, username: 'uma', email: 'uma@example.org', roleNames: ['accounts'] });
+      who = { admin: t.user('admin').id, uma: created.id, nora: ids.nora };
+      uma = await t.login('uma', NEW_USER.password);
+    });
+
+    it.each(Object.entries(ACCOUNT_CHANGES))('%s', async (_name, change) => {
+      const agent = request(t.url);
+      const call = change.method === 'POST' ? agent.post(change.path(who)) : agent.patch(change.path(who));
+      const response = await call.set('authorization', `Bearer ${uma}`).send(change.body(roles));
+      expect(response.status, JSON.stringify(response.body)).toBe(change.expected);
+      expect(response.status !== 403 || /which you do not hold/.test(response.body.details)).toBe(true);
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -102,6 +102,15 @@ export class CreateUserDto {
   @ApiProperty(ROLE_IDS_DOC)
   @RoleIds()
   readonly roleIds: string[];
+}
+
+/** POST /api/users as the command line and the seed say it: the same rules, with roles by name. */
+export class CreateUserByRoleNamesDto extends OmitType(CreateUserDto, ['roleIds'] as const) {
+  @NoControlCharacters({ each: true })
+  @TextLength(1, 64, { each: true })
+  @IsString({ each: true })
+  @IsArray()
+  readonly roleNames: string[];
 }
 
 /** Every field optional; an omitted field keeps its value, null is invalid. Username and password have their own rules. */
