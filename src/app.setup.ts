@@ -51,7 +51,7 @@ export async function configureApp(app: NestFastifyApplication, config: HttpConf
     done(invalidBody(request) ?? invalidQuery(request));
   });
 
-  app.useGlobalPipes(createValidationPipe({ checkedRequestValues: true }));
+  app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
   setupOpenApi(app);
   return draining;
