@@ -2,6 +2,7 @@ import { NotificationPreference } from './notifications/entities/notification-pr
 import { NotificationStreamTicket } from './notifications/entities/notification-stream-ticket.entity.js';
 import type { DataSourceOptions } from 'typeorm';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
+import { IdempotencyKey } from './common/idempotency/idempotency-key.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
@@ -39,6 +40,7 @@ export const ENTITIES = [
   AuditEvent,
   NotificationPreference,
   NotificationStreamTicket,
+  IdempotencyKey,
 ];
 export { MIGRATIONS };
 

@@ -18,6 +18,7 @@ import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbo
 import { NotificationCountsByStatement1763800000031 } from './1763800000031-NotificationCountsByStatement.js';
 import { DocumentSearchScope1763800000032 } from './1763800000032-DocumentSearchScope.js';
 import { DocumentHistoryAuthors1763800000033 } from './1763800000033-DocumentHistoryAuthors.js';
+import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   NotificationCountsByStatement1763800000031,
   DocumentSearchScope1763800000032,
   DocumentHistoryAuthors1763800000033,
+  IdempotencyKeys1763800000070,
 ];

@@ -15,6 +15,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { errorExamples } from '../common/errors/error-examples.js';
 import { RequirePermission } from '../common/http/route-access.js';
@@ -55,6 +56,7 @@ export class UsersController {
   )
   @ApiConflictResponse(errorExamples('conflict: the username or e-mail is taken', ['conflict']))
   @ApiCommonErrors({ body: true })
+  @Idempotent()
   async create(
     @Body() body: CreateUserDto,
     @RequestAudit() context: AuditContext,
