@@ -3,6 +3,7 @@ import { NotificationStreamTicket } from './notifications/entities/notification-
 import type { DataSourceOptions } from 'typeorm';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import { Comment } from './comments/entities/comment.entity.js';
+import { IdempotencyKey } from './common/idempotency/idempotency-key.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
 import { DocumentHistory } from './documents/entities/document-history.entity.js';
@@ -45,6 +46,7 @@ export const ENTITIES = [
   NotificationStreamTicket,
   Comment,
   PendingFile,
+  IdempotencyKey,
 ];
 export { MIGRATIONS };
 

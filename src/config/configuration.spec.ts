@@ -22,6 +22,7 @@ describe('buildConfiguration', () => {
     expect(config.database).toEqual({
       connection: { type: 'sqlite', path: 'data/dms.sqlite' },
       timeoutMs: 5000,
+      sqliteBusyTimeoutMs: 50,
       migrationsRun: true,
     });
     expect(config.jwt.generated).toBe(true);

@@ -52,6 +52,8 @@ export const databaseConfig = configNamespace('database', (env) => ({
   connection: env.DATABASE_URL,
   /** Statement/connection timeout towards the database, in milliseconds. */
   timeoutMs: env.DB_TIMEOUT_MS,
+  /** SQLite's busy wait per attempt; Transactions.run retries a busy SQLite with an asynchronous back-off. */
+  sqliteBusyTimeoutMs: env.DB_SQLITE_BUSY_TIMEOUT_MS,
   /** Run pending migrations when the service starts (always on for SQLite). */
   migrationsRun: env.DB_MIGRATIONS_RUN || env.DATABASE_URL.type === 'sqlite',
 }));

@@ -142,6 +142,8 @@ export class EnvironmentVariables {
 
   @BooleanVariable() DB_MIGRATIONS_RUN = false;
   @IntegerVariable(100, 120_000) DB_TIMEOUT_MS = 5000;
+  /** better-sqlite3 waits for a lock synchronously (the event loop stops): keep it short, Transactions retries. */
+  @IntegerVariable(0, 5000) DB_SQLITE_BUSY_TIMEOUT_MS = 50;
 
   // The keys are checked together (pairs, sizes, production rules) by loadJwtKeys.
   @StringVariable() JWT_SECRET?: string;

@@ -13,7 +13,12 @@ export const MYSQL_PREPARED_PER_CONNECTION = 128;
  * The one place that turns configuration into TypeORM connection options. The schema (entities,
  * migrations) is not known here: the composition on top (src/data-source.ts) adds it.
  */
-export function buildDataSourceOptions(config: Pick<DatabaseConfig, 'connection' | 'timeoutMs'>): DataSourceOptions {
+/** better-sqlite3's busy wait blocks the event loop; Transactions.run retries SQLITE_BUSY asynchronously. */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 50;
+
+export function buildDataSourceOptions(
+  config: Pick<DatabaseConfig, 'connection' | 'timeoutMs'> & { sqliteBusyTimeoutMs?: number },
+): DataSourceOptions {
   const common = {
     migrationsTableName: 'migrations',
     synchronize: false,
@@ -28,8 +33,8 @@ export function buildDataSourceOptions(config: Pick<DatabaseConfig, 'connection'
       type: 'better-sqlite3',
       database: connection.path,
       enableWAL: true,
-      // Wait for a concurrent writer instead of failing at once with SQLITE_BUSY.
-      timeout: config.timeoutMs,
+      // A short synchronous wait for a concurrent writer; longer waits are Transactions.run's retries.
+      timeout: config.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
     };
   }
 

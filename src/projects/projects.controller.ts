@@ -17,6 +17,7 @@ import type { FastifyReply } from 'fastify';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { RequirePermission, UsesPolicy } from '../common/http/route-access.js';
@@ -84,6 +85,7 @@ export class ProjectsController {
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: no projects:manage permission' })
   @ApiCommonErrors({ body: true })
+  @Idempotent()
   async create(
     @Body() body: CreateProjectDto,
     @CurrentUser() user: AuthenticatedUser,

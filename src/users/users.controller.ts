@@ -17,6 +17,7 @@ import type { FastifyReply } from 'fastify';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { errorExamples } from '../common/errors/error-examples.js';
 import { RequirePermission } from '../common/http/route-access.js';
@@ -57,6 +58,7 @@ export class UsersController {
   )
   @ApiConflictResponse(errorExamples('conflict: the username or e-mail is taken', ['conflict']))
   @ApiCommonErrors({ body: true })
+  @Idempotent()
   async create(
     @Body() body: CreateUserDto,
     @CurrentUser() actor: AuthenticatedUser,

@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_SEED_PASSWORD } from '../../src/config/configuration.js';
 import { createTestDatabase, databasesUnderTest, testDataSource } from '../support/databases.js';
-import { productionNodeOptions, startServiceProcess } from '../support/service-process.js';
+import { productionNodeOptions, startServiceProcess, stopServiceProcesses } from '../support/service-process.js';
 
 // These run the built entry point (dist/src/main.js, built by the e2e global setup) as a real process.
 const SEED_PASSWORD = 'Seeded-Password-Never-Logged-7';
@@ -50,6 +50,9 @@ const postLogin = (url: string, username: string, password: string) =>
   });
 
 describe('the service process', () => {
+  // Whatever a failed test left running.
+  afterAll(stopServiceProcesses);
+
   it('is started with the same Node options by npm run start:prod and by the Docker image', () => {
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
     expect(cmd).toBeDefined();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databasesUnderTest, type DatabaseKind } from '../support/databases.js';
+import { databasesUnderTest, testDataSource, type DatabaseKind } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -224,5 +224,56 @@ describe.each(KINDS.filter((kind) => kind === 'mysql'))('stored forms on %s', (k
       [id],
     );
     expect(stored.createdAt).toBe(STAMP);
+  });
+});
+
+describe.each(KINDS.filter((kind) => kind === 'sqlite'))('another connection holding the write lock on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // DB_TIMEOUT_MS was the busy wait before; it must no longer bound how long the process stops.
+    t = await createTestApp(kind, { DB_TIMEOUT_MS: '5000' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('keeps liveness answering, and a write is refused whole (503, Retry-After) or done after release', async () => {
+    const token = await t.login('admin');
+    const projects = async () => (await t.dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM projects'))[0].n;
+    const before = await projects();
+    const other = await testDataSource(t.database).initialize();
+    await other.query('BEGIN IMMEDIATE');
+    let held = true;
+    try {
+      const write = request(t.url)
+        .post('/api/projects')
+        .set('authorization', `Bearer ${token}`)
+        .send({ name: `Under lock ${randomUUID()}` })
+        .then((response) => ({ response, duringLock: held }));
+      const started = performance.now();
+      const live = await request(t.url).get('/health/live');
+      const liveMs = performance.now() - started;
+      expect(live.status).toBe(200);
+      expect(held).toBe(true);
+      // The old busy wait stopped the process for DB_TIMEOUT_MS per attempt.
+      expect(liveMs).toBeLessThan(t.config.database.timeoutMs);
+      const settled = await Promise.race([write, Promise.resolve(undefined)]);
+      await other.query('ROLLBACK');
+      held = false;
+      const { response, duringLock } = settled ?? (await write);
+      const refused = response.status === 503;
+      expect([
+        { status: 503, created: 0, duringLock: true, retryAfter: true },
+        { status: 201, created: 1, duringLock: null, retryAfter: null },
+      ]).toContainEqual({
+        status: response.status,
+        created: (await projects()) - before,
+        duringLock: refused ? duringLock : null,
+        retryAfter: refused ? Number(response.headers['retry-after']) > 0 : null,
+      });
+    } finally {
+      if (held) await other.query('ROLLBACK');
+      await other.destroy();
+    }
   });
 });

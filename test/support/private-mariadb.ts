@@ -62,7 +62,8 @@ export class PrivateMariaDb {
       { stdio: 'ignore' },
     );
     this.child = child;
-    const deadline = Date.now() + 30_000;
+    // A generous bound for a loaded machine; readiness (a connection) ends the wait sooner.
+    const deadline = Date.now() + 120_000;
     for (;;) {
       // A server that exited (its port taken meanwhile, say) must not be waited for, nor mistaken
       // for whatever else answers on the port.
@@ -79,7 +80,10 @@ export class PrivateMariaDb {
         await connection.end();
         return;
       } catch {
-        if (Date.now() > deadline) throw new Error(`private MariaDB did not start: ${this.log()}`);
+        if (Date.now() > deadline) {
+          await this.kill();
+          throw new Error(`private MariaDB did not start within 120 s: ${this.log()}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }

@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  idempotency_key_in_flight: 409,
+  idempotency_key_reused: 422,
   last_admin: 409,
   role_in_use: 409,
   document_type_in_use: 409,

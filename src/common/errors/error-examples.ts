@@ -27,6 +27,8 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   route_not_found: 'No such route; see /docs for the operations this service offers.',
   request_timeout: 'The request was not received in time; send it again.',
   conflict: 'A user with this username already exists.',
+  idempotency_key_in_flight: 'A request with this Idempotency-Key is still at work; retry after it has been answered.',
+  idempotency_key_reused: 'This Idempotency-Key was used with a different request in the last 24 hours; use a new key.',
   last_admin: 'This change would leave no active user holding users:manage.',
   role_in_use: 'The role editor is held by 3 user(s); take it from them first.',
   document_type_in_use: 'The document type Contract is used by 12 document(s).',

@@ -10,8 +10,6 @@ const COUNTED = Symbol('inFlight');
  * short by the exit). A request counts from `onRequest` until its answer is handed to Fastify
  * (`onSend`: the handler ended, error answers included) or, for a hijacked reply (the
  * notification stream), until its response closes.
- * A request the deadline answered (503) while its handler still works is released then: after
- * that only SHUTDOWN_GRACE_MS bounds its handler, as before.
  *
  * Provided by the root module: Nest runs its `onApplicationShutdown` first and the global
  * modules' (TypeORM's, which closes the pool) last. The whole shutdown stays bounded by
@@ -39,6 +37,11 @@ export class InFlightRequests implements OnApplicationShutdown {
       this.release(request);
       done(null, payload);
     });
+  }
+
+  /** Handlers at work now. */
+  get count(): number {
+    return this.running;
   }
 
   /** Resolves once no handler is at work. */

@@ -216,16 +216,21 @@ function buildOpenApiConfig() {
     .setVersion('0.1.0')
     .setDescription(
       [
-        "Login, document metadata updates and the caller's notifications.",
+        'Documents stored by project: upload files and their versions, edit metadata, move documents through a ' +
+          'review workflow, search and list them, and keep them in a trash before purging. Around them: projects ' +
+          'and their members, document types, users and roles (administration), an audit trail of every change, ' +
+          "and each user's notifications (inbox, preferences, e-mail and a live stream).",
         '',
         '**Authentication.** POST /api/auth/login returns a signed JWT (default lifetime 1 hour, JWT_EXPIRES_IN): ' +
           'HS256 with JWT_SECRET, or RS256/ES256 when JWT_PRIVATE_KEY and JWT_PUBLIC_KEY are set. ' +
           'Send it as `Authorization: Bearer <token>`. Tokens are revoked by POST /api/auth/logout, by a password ' +
           'change and by deactivating the user.',
         '',
-        '**Permissions.** Any authenticated user lists their own notifications only. A document can be updated by ' +
-          'its uploader and by users holding a role whose permissions include `"documents": ["update"]` ' +
-          '(the seeded `admin` role).',
+        '**Permissions.** Each operation names what it needs: a role permission (`resource:action`, see GET ' +
+          '/api/roles) or a project role. A document is read by the members of its project, its uploader and ' +
+          '`documents:read`; changed by its uploader while a contributor or manager of the project, by a project ' +
+          'manager and by `documents:update`; published, rejected or archived by a project manager and by ' +
+          '`documents:publish`. Every authenticated user reads and manages only their own notifications.',
         '',
         '**Headers.** Every response carries `X-Request-Id`; every 429 and 503 carries `Retry-After` (seconds).',
         '',

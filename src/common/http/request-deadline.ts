@@ -9,21 +9,20 @@ function bytesMoved(request: FastifyRequest): number {
   return (socket?.bytesRead ?? 0) + (socket?.bytesWritten ?? 0);
 }
 
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
- * Answers every request within timeoutMs of its arrival. A client that has not finished sending
- * its body by then gets 408 request_timeout (its fault, not logged as an error) and the
- * connection is closed; a request that was received whole but is still being worked on (a
- * database that hangs instead of refusing) gets 503 with Retry-After, logged as our failure.
- *
- * Routes marked `longTransfer` (uploads of up to UPLOAD_MAX_BYTES, file downloads) cannot promise
- * a total time: a 1 GiB upload on a slow link rightly takes minutes. For them the same timeoutMs
- * is an idle limit instead: at each tick the request lives on while its body is still arriving or
- * its response is being sent *and* bytes moved on the connection since the last tick; a stalled
- * client is cut off (408 while its body is incomplete, else the connection is closed), and the
- * work between the last body byte and the first response byte is still bounded (503): it gets at
- * least one whole tick and at most two.
+ * Answers within timeoutMs: 408 to a client still sending its body, 503 to a read (or a write not yet
+ * in its handler) still at work. A write whose handler started is never answered 503: it may still
+ * commit, and the retry a 503 invites would repeat it (docs/decisions/0002-request-deadline.md).
+ * Long-transfer routes (uploads, downloads) get timeoutMs as an idle limit while bytes move.
  */
 export function enforceRequestDeadline(fastify: FastifyInstance, timeoutMs: number): void {
+  const startedWrites = new WeakSet<FastifyRequest>();
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    if (WRITE_METHODS.has(request.method)) startedWrites.add(request);
+    done();
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     const idleLimited = isLongTransferRoute(request);
     // Only an idle-limited route needs the byte counts (bytesWritten copies the socket's write queue).
@@ -45,6 +44,8 @@ export function enforceRequestDeadline(fastify: FastifyInstance, timeoutMs: numb
           return;
         }
       }
+      // A started write whose body has arrived is left to finish: only the database bounds it now.
+      if (startedWrites.has(request) && request.raw.complete) return;
       if (reply.raw.headersSent) {
         // A response that already started cannot become an error answer; end it.
         reply.raw.destroy();

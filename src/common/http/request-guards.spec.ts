@@ -25,4 +25,12 @@ describe('request guards', () => {
     expect(invalidBody(withBody({ metadata: { ['k\ud800']: 1 } }))?.details).toMatch(/^metadata must not have keys/);
     expect(invalidBody(withBody({ title: 'fine 💥' }))).toBeUndefined();
   });
+
+  it('refuses top-level keys named after Object.prototype members, in the words of the pipe', () => {
+    expect(invalidBody(withBody({ title: 'x', toString: 'x' }))?.details).toBe('property toString should not exist');
+    expect(invalidQuery(withQuery({ valueOf: '1', hasOwnProperty: '2' }))?.details).toBe(
+      'property valueOf should not exist; property hasOwnProperty should not exist',
+    );
+    expect(invalidBody(withBody({ metadata: { toString: 'x' } }))).toBeUndefined();
+  });
 });

@@ -17,6 +17,16 @@ function isPlainObject(value: unknown): boolean {
 }
 
 /**
+ * class-transformer skips keys that name an Object.prototype member ("toString", "valueOf"...), so
+ * the pipe's whitelist never sees them: they are refused here, in the pipe's words.
+ */
+function prototypeNamedKeys(value: object): ApiError | undefined {
+  const named = Object.keys(value).filter((key) => key in Object.prototype);
+  if (!named.length) return undefined;
+  return new ApiError('validation_failed', named.map((key) => `property ${key} should not exist`).join('; '));
+}
+
+/**
  * What can be refused from the request line and headers alone, before the body is read:
  * an HTTP/1.1 request without Host (400), an unknown route (404, whatever its body or content
  * type), a body that is not JSON (415) — or, on an upload route (MULTIPART_UPLOAD_ROUTE), a body
@@ -62,13 +72,15 @@ export function invalidBody(request: FastifyRequest): ApiError | undefined {
     );
   }
   if (shape.illFormedText) return new ApiError('validation_failed', describeIllFormedText(shape.illFormedText));
-  return undefined;
+  return prototypeNamedKeys(request.body as object);
 }
 
 /** Query parameter names and values must be well-formed UTF-16 too. */
 export function invalidQuery(request: FastifyRequest): ApiError | undefined {
   const query = request.query as Record<string, string | string[]> | undefined;
   if (!query) return undefined;
+  const prototypeNamed = prototypeNamedKeys(query);
+  if (prototypeNamed) return prototypeNamed;
   for (const name of Object.keys(query)) {
     const values = query[name];
     if (hasLoneSurrogate(name)) {
