@@ -620,46 +620,45 @@ async function mysqlPhase(paths: Paths, plan: DataPlan, tokens: string[], result
   const dbPid = pidOf('mariadbd') ?? pidOf('mysqld');
   const all = buildScenarios(config, plan, tokens);
   const typical = all.find((s) => s.name === 'list-typical')!;
-  let pair = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
+  let stage1Result;
+  if (growth) {
+    const early = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
+    try {
+      await warmServers(serverList(early), paths, tokens, plan);
+      log(`Growth, stage 1: ${plan.stage1Total} notifications in the table`);
+      stage1Result = await runScenario(typical, 'mysql', early, config, paths.worker, dbPid);
+    } finally {
+      await stopAll(early);
+    }
+  }
+  if (!reuse) {
+    const t0 = performance.now();
+    if (!growth) await loadMysqlNotifications(config, plan, 1, times);
+    await loadMysqlNotifications(config, plan, 2, times);
+    loadSeconds += (performance.now() - t0) / 1000;
+    db.loadSeconds = loadSeconds;
+    log(`MariaDB: data loaded in ${loadSeconds.toFixed(0)} s`);
+  }
+  const check = await verifyMysqlCounts(config, userId(0));
+  db.countsCheck = `notification_counts ${check.ok ? 'exact' : 'WRONG'}: ${check.detail}`;
+  log(`MariaDB: ${db.countsCheck}`);
+  db.sizes = await mysqlTableSizes(config);
+  const n = db.sizes.notifications;
+  if (n) log(`MariaDB: notifications ~${n.rows} rows, data ${fmt(n.dataMb, 0)} MB, indexes ${fmt(n.indexMb, 0)} MB`);
+  // Only inbox scenarios selected: they run after this phase (bench/inbox/), on the data loaded here.
+  if (inboxOnly(config)) return;
+
+  log('MariaDB: counting queries per request through a protocol proxy');
+  const { counts, statements } = await countQueries(paths, plan, tokens);
+  db.queryCounts = counts;
+  db.explain = await explainMysql(config, statements);
+  printExplain(db.explain);
+
+  // Fresh servers on the full table.
+  const pair = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
   try {
     db.servers = pair.starts;
-    let stage1Result;
-    if (growth) {
-      await warmServers(serverList(pair), paths, tokens, plan);
-      log(`Growth, stage 1: ${plan.stage1Total} notifications in the table`);
-      stage1Result = await runScenario(typical, 'mysql', pair, config, paths.worker, dbPid);
-    }
-    if (!reuse) {
-      const t0 = performance.now();
-      if (growth) await loadMysqlNotifications(config, plan, 2, times);
-      else {
-        await loadMysqlNotifications(config, plan, 1, times);
-        await loadMysqlNotifications(config, plan, 2, times);
-      }
-      loadSeconds += (performance.now() - t0) / 1000;
-      db.loadSeconds = loadSeconds;
-      log(`MariaDB: data loaded in ${loadSeconds.toFixed(0)} s`);
-    }
-    const check = await verifyMysqlCounts(config, userId(0));
-    db.countsCheck = `notification_counts ${check.ok ? 'exact' : 'WRONG'}: ${check.detail}`;
-    log(`MariaDB: ${db.countsCheck}`);
-    db.sizes = await mysqlTableSizes(config);
-    const n = db.sizes.notifications;
-    if (n) log(`MariaDB: notifications ~${n.rows} rows, data ${fmt(n.dataMb, 0)} MB, indexes ${fmt(n.indexMb, 0)} MB`);
-    // Only inbox scenarios selected: they run after this phase (bench/inbox/), on the data loaded here.
-    if (inboxOnly(config)) return;
-
-    // Restart so that both servers see the full table with fresh pools and caches.
-    await stopAll(pair);
-    pair = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
     await warmServers(serverList(pair), paths, tokens, plan);
-
-    log('MariaDB: counting queries per request through a protocol proxy');
-    const { counts, statements } = await countQueries(paths, plan, tokens);
-    db.queryCounts = counts;
-    db.explain = await explainMysql(config, statements);
-    printExplain(db.explain);
-
     const scenarios = selectScenarios(all);
     const cursor = await cursorCheck(pair.service, tokens);
     db.cursor = { supported: cursor.supported, detail: cursor.detail };

@@ -19,17 +19,18 @@ export interface Scenario {
   consumed?(ok: number): void;
 }
 
-/** Pre-signed tokens with the service's claims: sub = user id, ver = tokenVersion (0), iss, aud, exp. */
+/** A token with the service's claims: sub = user id, ver = tokenVersion (0), iss, aud, exp in 12 h. */
+export function signToken(config: BenchConfig, sub: string): string {
+  return jwt.sign({ sub, ver: 0 }, createSecretKey(Buffer.from(config.jwtSecret)), {
+    algorithm: 'HS256',
+    issuer: config.issuer,
+    audience: config.audience,
+    expiresIn: '12h',
+  });
+}
+
 export function signTokens(config: BenchConfig, plan: DataPlan): string[] {
-  const key = createSecretKey(Buffer.from(config.jwtSecret));
-  return Array.from({ length: plan.config.users }, (_, k) =>
-    jwt.sign({ sub: userId(k), ver: 0 }, key, {
-      algorithm: 'HS256',
-      issuer: config.issuer,
-      audience: config.audience,
-      expiresIn: '12h',
-    }),
-  );
+  return Array.from({ length: plan.config.users }, (_, k) => signToken(config, userId(k)));
 }
 
 export const UPDATE_BODY = '{"title":"Bench title {n}","tags":["bench","load"]}';

@@ -1,13 +1,5 @@
 // Settings of the documents bench (issue 11's performance part), read from the environment once.
-import type { BenchConfig } from '../config.js';
-
-function int(name: string, fallback: number, min = 0): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return Math.floor(value);
-}
+import { int, type BenchConfig } from '../config.js';
 
 export interface DocBenchConfig {
   /** `only`: run just the documents phases; `0`: skip them. */

@@ -2,8 +2,8 @@
 // triggers and the list indexes are the service's) with multi-row INSERTs, triggers in place.
 import type { BenchConfig } from '../config.js';
 import { adminConnection, bulkInsertMysql, createMysqlSchema, type LoadTimes } from '../load-mysql.js';
-import { createSqliteSchema, removeSqlite } from '../load-sqlite.js';
-import { openSqlite, type SqliteDatabase } from '../sqlite.js';
+import { bulkInsertSqlite, createSqliteSchema, removeSqlite } from '../load-sqlite.js';
+import { openSqlite } from '../sqlite.js';
 import type { Row } from '../datagen.js';
 import { log } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
@@ -113,35 +113,6 @@ export async function loadMysqlDocuments(
   }
 }
 
-const ROWS_PER_STATEMENT = 50;
-
-function bulkInsertSqlite(db: SqliteDatabase, table: string, columns: string[], rows: Iterable<Row>): number {
-  const tuple = `(${columns.map(() => '?').join(',')})`;
-  const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES `;
-  const many = db.prepare(head + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(','));
-  const one = db.prepare(head + tuple);
-  let done = 0;
-  let buffer: Row = [];
-  let buffered = 0;
-  db.exec('BEGIN');
-  for (const row of rows) {
-    for (const value of row) buffer.push(value);
-    if (++buffered === ROWS_PER_STATEMENT) {
-      many.run(...buffer);
-      buffer = [];
-      buffered = 0;
-      done += ROWS_PER_STATEMENT;
-      if (done % 100_000 === 0) {
-        db.exec('COMMIT');
-        db.exec('BEGIN');
-      }
-    }
-  }
-  for (let i = 0; i < buffered; i++) one.run(...buffer.slice(i * columns.length, (i + 1) * columns.length));
-  db.exec('COMMIT');
-  return done + buffered;
-}
-
 export async function createSqliteDocSchema(config: BenchConfig): Promise<void> {
   removeSqlite(config.sqlitePath);
   await createSqliteSchema(config);
@@ -164,13 +135,10 @@ export function loadSqliteDocs(config: BenchConfig, plan: DocPlan, part: 'base' 
       bulkInsertSqlite(db, 'document_types', DOC_TYPE_COLUMNS, docTypeRows(plan));
       return;
     }
-    const started = performance.now();
-    const rows = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part));
-    const seconds = (performance.now() - started) / 1000;
-    record(times, `documents stage ${part} (FTS5 trigger on)`, rows, seconds);
-    log(
-      `  SQLite documents stage ${part}: ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en-US')} rows/s, FTS5 trigger on)`,
-    );
+    const rows = documentsInStage(plan, part);
+    const label = `documents stage ${part} (FTS5 trigger on)`;
+    const seconds = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part), rows, label);
+    record(times, label, rows, seconds);
     db.exec('ANALYZE');
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

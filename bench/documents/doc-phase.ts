@@ -2,15 +2,13 @@
 // projects, memberships and documents, measures the list's growth (stage 1 -> full), checks the
 // list's plans, then runs list / by project / search / read / upload / download scenarios against
 // bench/documents/doc-baseline-server.ts, back to back, in the same run.
-import { createSecretKey } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import jwt from 'jsonwebtoken';
 import type { BenchConfig } from '../config.js';
 import { adminConnection, dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
 import { removeSqlite } from '../load-sqlite.js';
-import { runScenario, type Scenario, type ScenarioResult } from '../scenarios.js';
+import { runScenario, signToken, type Scenario, type ScenarioResult } from '../scenarios.js';
 import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
 import { cpuSeconds, fmt, freePort, httpJson, log, median, procStatusKb, resetPeakRss, rssSampler } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
@@ -104,15 +102,7 @@ function wanted(config: BenchConfig, name: string): boolean {
 }
 
 function signDocTokens(config: BenchConfig, users: number): string[] {
-  const key = createSecretKey(Buffer.from(config.jwtSecret));
-  return Array.from({ length: users + 1 }, (_, k) =>
-    jwt.sign({ sub: docUserId(k), ver: 0 }, key, {
-      algorithm: 'HS256',
-      issuer: config.issuer,
-      audience: config.audience,
-      expiresIn: '12h',
-    }),
-  );
+  return Array.from({ length: users + 1 }, (_, k) => signToken(config, docUserId(k)));
 }
 
 type Pair = { service: ServerHandle; serviceB?: ServerHandle; baseline: ServerHandle };
@@ -463,7 +453,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     const scenarios = readScenarios(phaseCtx, plan, tokens);
     const growthNames = ['doc-list-typical', 'doc-list-project'].filter((name) => wanted(config, name));
     const stage1Results = new Map<string, ScenarioResult>();
-    if (growthNames.length && stage1 < doc.rows) {
+    if (ctx.config.growth && growthNames.length && stage1 < doc.rows) {
       const pair = await startDocPair(phaseCtx, databaseUrl);
       try {
         for (const name of growthNames) {
