@@ -170,7 +170,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
     growth?.p50Ratio ?? NaN,
     (v) => v <= 1.2,
     growth
-      ? `${fmtRatio(growth.p50Ratio)} (req/s ratio ${fmtRatio(growth.rpsRatio)}; control: the baseline running the same SQL ` +
+      ? `${fmtRatio(growth.p50Ratio)} (req/s ratio ${fmtRatio(growth.rpsRatio)}; control: the baseline ` +
           `${fmtRatio((growth.full?.baseline?.p50 ?? NaN) / (growth.stage1.baseline?.p50 ?? NaN))})`
       : 'not measured',
   );
@@ -483,7 +483,7 @@ export function markdown(results: BenchResults): string {
           `CPU ${fmt(g.stage1.service.cpuPerRequestUs, 0)} µs/req (baseline ${fmt(g.stage1.baseline?.rps ?? NaN)} req/s, p50 ${fmt(g.stage1.baseline?.p50 ?? NaN, 2)} ms); ` +
           `at ${g.fullRows} rows: service ${fmt(g.full?.service.rps ?? NaN)} req/s, p50 ${fmt(g.full?.service.p50 ?? NaN, 2)} ms, CPU ${fmt(g.full?.service.cpuPerRequestUs ?? NaN, 0)} µs/req ` +
           `(baseline ${fmt(g.full?.baseline?.rps ?? NaN)} req/s, p50 ${fmt(g.full?.baseline?.p50 ?? NaN, 2)} ms). Service p50 ratio ${fmtRatio(g.p50Ratio)}, ` +
-          `baseline p50 ratio ${fmtRatio((g.full?.baseline?.p50 ?? NaN) / (g.stage1.baseline?.p50 ?? NaN))} (same SQL: the database side).`,
+          `baseline p50 ratio ${fmtRatio((g.full?.baseline?.p50 ?? NaN) / (g.stage1.baseline?.p50 ?? NaN))} (the database side).`,
       );
     }
     for (const [role, flood] of Object.entries(db.flood ?? {})) {
@@ -532,13 +532,7 @@ export function markdown(results: BenchResults): string {
   out.push('## How to read this');
   out.push('');
   out.push(
-    '- Each scenario runs the service and the baseline (bench/baseline-server.ts: plain fastify + mysql2/better-sqlite3 doing the same SQL and JSON) back to back, A B A B; the ratio columns are medians of the per-pair ratios, the ranges show the spread over the repeats.',
-  );
-  out.push(
-    '- Latencies are exact percentiles over every response of a run, measured by autocannon in a separate process on loopback. CPU is utime+stime of the server process (all threads, including argon2 in the libuv pool) per answered request.',
-  );
-  out.push(
-    '- Peak RSS is VmHWM (reset before each run) or the highest sampled VmRSS. Event-loop lag comes from perf_hooks.monitorEventLoopDelay preloaded into both servers (bench/probe.ts): how late a 5 ms timer ran (the interval between ticks minus the 5 ms).',
+    '- See bench/README.md. Each scenario alternates service, serviceB (if any) and the baseline (its own cheapest-correct SQL, same JSON); ratios are medians of the per-round ratios, ranges the spread over the rounds.',
   );
   out.push('');
   return out.join('\n');
