@@ -23,8 +23,6 @@ export interface DocBenchConfig {
   duration: number;
   warmup: number;
   repeats: number;
-  /** MariaDB: stage 2 without the FULLTEXT trigger, its search rows added in bulk (measured: no faster). */
-  bulkSearch: boolean;
   /**
    * MariaDB innodb_buffer_pool_size (MiB) for the phase, set with SET GLOBAL and restored after; 0
    * leaves the server's. A production server's pool holds the working set; the default 128 MB does
@@ -63,7 +61,6 @@ export function loadDocBenchConfig(config: BenchConfig): DocBenchConfig {
     duration: int('BENCH_DOC_DURATION', 5, 1),
     warmup: int('BENCH_DOC_WARMUP', 1, 0),
     repeats: int('BENCH_DOC_REPEATS', 2, 1),
-    bulkSearch: process.env.BENCH_DOC_BULK_SEARCH === '1',
     bufferPoolMb: int('BENCH_DOC_BUFFER_POOL_MB', 2048, 0),
     // Separate from the notification bench's data, so each phase owns (and drops) its own.
     mysqlDatabase: `${config.mysqlDatabase}_docs`,

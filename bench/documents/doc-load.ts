@@ -54,56 +54,21 @@ export async function loadMysqlDocBase(config: BenchConfig, plan: DocPlan): Prom
   }
 }
 
-const SEARCH_TRIGGER = 'trg_documents_search_insert';
-
-/**
- * One stage of documents. With `triggerOn` the service's FULLTEXT trigger fills document_search
- * row by row (what production does); otherwise the trigger is set aside for the load, the search
- * rows of the new documents are added by one INSERT ... SELECT, and the trigger is put back from
- * its own SHOW CREATE TRIGGER text (so it stays exactly the migration's).
- */
-export async function loadMysqlDocuments(
-  config: BenchConfig,
-  plan: DocPlan,
-  stage: 1 | 2,
-  times: LoadTimes,
-  triggerOn = true,
-): Promise<void> {
+/** One stage of documents, the service's FULLTEXT trigger filling document_search row by row (as production does). */
+export async function loadMysqlDocuments(config: BenchConfig, plan: DocPlan, stage: 1 | 2, times: LoadTimes) {
   const total = documentsInStage(plan, stage);
   if (total === 0) return;
   const connection = await adminConnection(config, config.mysqlDatabase);
   try {
-    const step = `documents stage ${stage} (${triggerOn ? 'FULLTEXT trigger on' : 'search rows added in bulk'})`;
+    const step = `documents stage ${stage} (FULLTEXT trigger on)`;
     const started = performance.now();
-    let trigger: string | undefined;
-    if (!triggerOn) {
-      const [[shown]] = (await connection.query(`SHOW CREATE TRIGGER ${SEARCH_TRIGGER}`)) as unknown as [
-        Record<string, string>[],
-      ];
-      trigger = shown['SQL Original Statement'];
-      await connection.query(`DROP TRIGGER ${SEARCH_TRIGGER}`);
-    }
-    try {
-      await bulkInsertMysql(connection, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, stage), {
-        batch: 1000,
-        total,
-        label: step,
-        // Smaller transactions: the FULLTEXT index caches a transaction's words until COMMIT.
-        commitRows: 20_000,
-      });
-    } finally {
-      if (trigger) {
-        const filled = performance.now();
-        await connection.query(
-          // The columns the insert trigger copies (migration DocumentSearchScope).
-          'INSERT INTO document_search (documentId, title, description, fileName, tags, deletedAt, scope) ' +
-            "SELECT d.id, d.title, d.description, d.fileName, d.tags, d.deletedAt, CONCAT('_p', LOWER(REPLACE(d.projectId, '-', '')), ' _u', LOWER(REPLACE(d.uploadedBy, '-', ''))) FROM documents d " +
-            'LEFT JOIN document_search s ON s.documentId = d.id WHERE s.documentId IS NULL',
-        );
-        await connection.query(trigger);
-        log(`  search rows added in bulk, trigger restored: ${((performance.now() - filled) / 1000).toFixed(1)} s`);
-      }
-    }
+    await bulkInsertMysql(connection, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, stage), {
+      batch: 1000,
+      total,
+      label: step,
+      // Smaller transactions: the FULLTEXT index caches a transaction's words until COMMIT.
+      commitRows: 20_000,
+    });
     record(times, step, total, (performance.now() - started) / 1000);
     const analyzed = performance.now();
     await connection.query('ANALYZE TABLE documents, document_search, project_members');

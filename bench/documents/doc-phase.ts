@@ -475,7 +475,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
       }
     }
     t0 = performance.now();
-    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load, !doc.bulkSearch);
+    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load);
     else loadSqliteDocs(config, plan, 2, results.load);
     results.loadSeconds += (performance.now() - t0) / 1000;
     log(`[${kind} documents] data loaded in ${results.loadSeconds.toFixed(0)} s`);
