@@ -491,6 +491,26 @@ async function cursorCheck(
   };
 }
 
+/** The cursor walk check, and the list-heavy-cursor scenario when it is selected (the walk is skipped otherwise). */
+async function addCursorScenario(
+  db: DatabaseResults,
+  service: ServerHandle,
+  tokens: string[],
+  scenarios: Scenario[],
+): Promise<void> {
+  if (config.scenarios && !config.scenarios.includes('list-heavy-cursor')) return;
+  const cursor = await cursorCheck(service, tokens);
+  db.cursor = { supported: cursor.supported, detail: cursor.detail };
+  log(`Cursor (${db.database}): ${cursor.detail}`);
+  if (!cursor.supported || !cursor.path) return;
+  const path = cursor.path;
+  scenarios.push({
+    name: 'list-heavy-cursor',
+    title: `Cursor (keyset) at page ${config.deepPage}, heavy user`,
+    job: () => ({ method: 'GET', connections: config.connections, tokens: [tokens[0]], items: [[path, 0]] }),
+  });
+}
+
 async function floodTest(server: ServerHandle, paths: Paths, tokens: string[], dbPid?: number): Promise<FloodResult> {
   const typicalTokens = tokens.slice(1, config.probeUsers + 1);
   const listJob = {
@@ -660,17 +680,7 @@ async function mysqlPhase(paths: Paths, plan: DataPlan, tokens: string[], result
     db.servers = pair.starts;
     await warmServers(serverList(pair), paths, tokens, plan);
     const scenarios = selectScenarios(all);
-    const cursor = await cursorCheck(pair.service, tokens);
-    db.cursor = { supported: cursor.supported, detail: cursor.detail };
-    log(`Cursor: ${cursor.detail}`);
-    if (cursor.supported && cursor.path && (!config.scenarios || config.scenarios.includes('list-heavy-cursor'))) {
-      const path = cursor.path;
-      scenarios.push({
-        name: 'list-heavy-cursor',
-        title: `Cursor (keyset) at page ${config.deepPage}, heavy user`,
-        job: () => ({ method: 'GET', connections: config.connections, tokens: [tokens[0]], items: [[path, 0]] }),
-      });
-    }
+    await addCursorScenario(db, pair.service, tokens, scenarios);
     for (const scenario of scenarios) {
       const shape = await shapeCheck(scenario, pair);
       log(`[mysql] ${scenario.name}: response check: ${shape}`);
@@ -722,17 +732,7 @@ async function sqlitePhase(paths: Paths, plan: DataPlan, tokens: string[], resul
     db.servers = pair.starts;
     await warmServers(serverList(pair), paths, tokens, plan);
     const scenarios = selectScenarios(buildScenarios(config, plan, tokens));
-    const cursor = await cursorCheck(pair.service, tokens);
-    db.cursor = { supported: cursor.supported, detail: cursor.detail };
-    log(`Cursor (SQLite): ${cursor.detail}`);
-    if (cursor.supported && cursor.path && (!config.scenarios || config.scenarios.includes('list-heavy-cursor'))) {
-      const path = cursor.path;
-      scenarios.push({
-        name: 'list-heavy-cursor',
-        title: `Cursor (keyset) at page ${config.deepPage}, heavy user`,
-        job: () => ({ method: 'GET', connections: config.connections, tokens: [tokens[0]], items: [[path, 0]] }),
-      });
-    }
+    await addCursorScenario(db, pair.service, tokens, scenarios);
     for (const scenario of scenarios) {
       const shape = await shapeCheck(scenario, pair);
       log(`[sqlite] ${scenario.name}: response check: ${shape}`);
