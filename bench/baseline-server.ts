@@ -1,216 +1,30 @@
-// The floor of this stack: plain fastify + mysql2 (or better-sqlite3) doing the work of each
-// scenario the cheapest correct way, written from the schema and the API contract alone (not the
-// service's statements): the token check folded into the first statement a route needs anyway,
-// page 1 straight off the (userId, [filter,] createdAt, id) index, dates as the stored text, an
-// update's transaction sent as one round trip, a token verified once (kept until its exp, as the
-// service keeps it), and every login attempt recorded in audit_events (the README's audit trail).
-// The service is judged as a ratio to it.
-// Started by run-bench with BASELINE_DB, DATABASE_URL, JWT_SECRET, PORT and HOST.
-import { createSecretKey, randomUUID } from 'node:crypto';
+// The floor of the notification list, the document update and login on this stack: plain fastify +
+// mysql2 (or better-sqlite3) doing each the cheapest correct way, written from the schema and the
+// API contract alone (not the service's statements): the token verified and the user read by
+// primary key on every request (bench/baseline-common.ts, as the service's guard), page 1 straight
+// off the (userId, [filter,] createdAt, id) index, dates as the stored text, an update's transaction
+// sent as one round trip, and every login attempt recorded in audit_events (the README's audit
+// trail). The service is judged as a ratio to it.
+import { randomUUID } from 'node:crypto';
 import { verify as argonVerify } from '@node-rs/argon2';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
-import mysql from 'mysql2';
-import { openSqlite, type SqliteDatabase } from './sqlite.js';
-import { tokenVerifier } from './verified-token.js';
+import {
+  audience,
+  authenticate,
+  createApp,
+  db,
+  holds,
+  HttpError,
+  issuer,
+  iso,
+  listen,
+  secret,
+  stored,
+  type Value,
+} from './baseline-common.js';
 
-const env = process.env;
-const kind = env.BASELINE_DB === 'sqlite' ? 'sqlite' : 'mysql';
-const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? ''));
-const issuer = env.JWT_ISSUER || 'document-management-service';
-const audience = env.JWT_AUDIENCE || 'document-management-service';
 const expiresIn = 3600;
-
-type Value = unknown;
-type Statement = [string, Value[]];
-
-/** The few operations the routes need, on either database. Dates are always the stored text. */
-interface Db {
-  all<T>(sql: string, params: Value[]): Promise<T[]>;
-  /**
-   * Rows as arrays of their values in select-list order: better-sqlite3's raw mode (it builds an
-   * object row one property at a time through V8's API, dearer than the query on a 20-row page);
-   * mysql2's objects taken in field order (its rowsAsArray option costs more per query than it saves).
-   */
-  tuples<T extends readonly Value[]>(sql: string, params: Value[]): Promise<T[]>;
-  /** One write on its own (it commits by itself). */
-  run(sql: string, params: Value[]): Promise<void>;
-  /**
-   * One transaction: `update`, and only if it changed exactly one row, the inserts. Answers whether
-   * it hit. MySQL: one round trip (START TRANSACTION; UPDATE; INSERT ... WHERE ROW_COUNT() = 1; ...;
-   * COMMIT); SQLite: one synchronous better-sqlite3 transaction.
-   */
-  updateWithInserts(
-    update: Statement,
-    inserts: { table: string; columns: readonly string[]; values: Value[] }[],
-  ): Promise<boolean>;
-}
-
-function mysqlDb(url: URL): Db {
-  const pool = mysql.createPool({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    database: decodeURIComponent(url.pathname.slice(1)),
-    connectionLimit: 10,
-    waitForConnections: true,
-    queueLimit: 500,
-    enableKeepAlive: true,
-    timezone: 'Z',
-    charset: 'utf8mb4_unicode_ci',
-    // DATETIME(3) as its text 'YYYY-MM-DD HH:MM:SS.mmm': no Date object per value.
-    dateStrings: true,
-    // The update's transaction in one round trip (every value is bound, never spliced in).
-    multipleStatements: true,
-  });
-  // Text statements: prepared ones (execute) cost this server more Node CPU than they saved
-  // MariaDB's (4 A/B pairs; README, Performance).
-  const query = <T>(target: mysql.Pool | mysql.PoolConnection, sql: string, params: Value[]) =>
-    new Promise<T>((resolve, reject) =>
-      target.query(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T))),
-    );
-  return {
-    all: <T>(sql: string, params: Value[]) => query<T[]>(pool, sql, params),
-    tuples: async <T extends readonly Value[]>(sql: string, params: Value[]) =>
-      (await query<Record<string, Value>[]>(pool, sql, params)).map((row) => Object.values(row) as unknown as T),
-    run: async (sql, params) => void (await query(pool, sql, params)),
-    async updateWithInserts(update, inserts) {
-      const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
-        pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
-      );
-      // ROW_COUNT() is the previous statement's count: the UPDATE's, then each INSERT's (1 or 0).
-      const sql = [
-        'START TRANSACTION',
-        update[0],
-        ...inserts.map(
-          ({ table, columns }) =>
-            `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.map(() => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1`,
-        ),
-        'COMMIT',
-      ].join(';\n');
-      try {
-        const results = await query<{ affectedRows: number }[]>(connection, sql, [
-          ...update[1],
-          ...inserts.flatMap((insert) => insert.values),
-        ]);
-        connection.release();
-        return results[1].affectedRows === 1;
-      } catch (error) {
-        // A statement failed mid-batch: the transaction is still open on this connection.
-        await query(connection, 'ROLLBACK', []).then(
-          () => connection.release(),
-          () => connection.destroy(),
-        );
-        throw error;
-      }
-    },
-  };
-}
-
-function sqliteDb(path: string): Db {
-  const db: SqliteDatabase = openSqlite(path, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
-  const prepared = (sql: string) => {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    return statement;
-  };
-  const rawStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
-  const preparedRaw = (sql: string) => {
-    let statement = rawStatements.get(sql);
-    if (!statement) rawStatements.set(sql, (statement = db.prepare(sql).raw(true)));
-    return statement;
-  };
-  const write = db.transaction((update: Statement, inserts: Statement[]) => {
-    if (prepared(update[0]).run(...update[1]).changes !== 1) return false;
-    for (const insert of inserts) prepared(insert[0]).run(...insert[1]);
-    return true;
-  }) as ((update: Statement, inserts: Statement[]) => boolean) & {
-    immediate(update: Statement, inserts: Statement[]): boolean;
-  };
-  return {
-    async all<T>(sql: string, params: Value[]) {
-      return prepared(sql).all(...params) as T[];
-    },
-    async tuples<T extends readonly Value[]>(sql: string, params: Value[]) {
-      return preparedRaw(sql).all(...params) as unknown as T[];
-    },
-    async run(sql, params) {
-      prepared(sql).run(...params);
-    },
-    async updateWithInserts(update, inserts) {
-      const insertStatements = inserts.map(({ table, columns, values }): Statement => [
-        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-        values,
-      ]);
-      return write.immediate(update, insertStatements);
-    },
-  };
-}
-
-const databaseUrl = env.DATABASE_URL ?? '';
-const db = kind === 'sqlite' ? sqliteDb(databaseUrl.replace(/^sqlite:(\/\/)?/, '')) : mysqlDb(new URL(databaseUrl));
-
-/** Both databases give DATETIME(3) as 'YYYY-MM-DD HH:MM:SS.mmm' (UTC); the API's form is ISO with Z. */
-const iso = (stored: string) => `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
-const stored = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
-
-interface Role {
-  id: string;
-  name: string;
-  permissions: Record<string, string[]>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Claims {
-  sub: string;
-  ver: number;
-}
-
-const verifyJwt = tokenVerifier(secret, issuer, audience);
-
-/** The token's signature and claims; whether its session is live is part of each route's first statement. */
-function verifyToken(request: FastifyRequest): Claims {
-  const header = request.headers.authorization;
-  if (!header || !header.startsWith('Bearer ')) throw new HttpError(401, 'unauthorized', 'Send a bearer token.');
-  let claims: jwt.JwtPayload;
-  try {
-    claims = verifyJwt(header.slice(7));
-  } catch {
-    throw new HttpError(401, 'unauthorized', 'The token is not valid.');
-  }
-  if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.ver !== 'number') {
-    throw new HttpError(401, 'unauthorized', 'The token is missing required claims.');
-  }
-  return { sub: claims.sub, ver: claims.ver };
-}
-
-const revoked = () => new HttpError(401, 'unauthorized', 'The token is no longer valid.');
-
-const app = Fastify({
-  logger: false,
-  bodyLimit: 1024 * 1024,
-  ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
-});
-
-app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _request, reply: FastifyReply) => {
-  if (error instanceof HttpError) return reply.status(error.status).send({ error: error.code, details: error.message });
-  if (error.validation) return reply.status(400).send({ error: 'validation_failed', details: error.message });
-  return reply.status(error.statusCode ?? 500).send({ error: 'internal_error', details: error.message });
-});
-
-app.get('/health/live', async () => ({ status: 'ok' }));
+const app = createApp();
 
 const STATUSES = ['pending', 'sent', 'failed', 'read'];
 const TYPES = ['email', 'sms', 'push', 'in_app'];
@@ -277,7 +91,7 @@ app.get<{ Querystring: ListQuery }>(
     },
   },
   async (request) => {
-    const claims = verifyToken(request);
+    const caller = await authenticate(request);
     const { status, type, unreadOnly, page, limit, cursor } = request.query;
     if (cursor !== undefined && /[?&]page=/.test(request.raw.url ?? '')) {
       throw new HttpError(400, 'validation_failed', 'Send either page or cursor, not both.');
@@ -295,14 +109,12 @@ app.get<{ Querystring: ListQuery }>(
       values.push(type);
     }
     const countWhere = [...filters, ...(unreadOnly ? ['isRead = 0'] : [])].map((f) => ` AND ${f}`).join('');
-    // Round trip 1: the session check (no row: revoked, deactivated or gone) and the exact total.
-    const [session] = await db.all<{ total: string | number }>(
-      `SELECT (SELECT COALESCE(SUM(total), 0) FROM notification_counts WHERE userId = ?${countWhere}) AS total ` +
-        'FROM users WHERE id = ? AND isActive = 1 AND tokenVersion = ?',
-      [claims.sub, ...values, claims.sub, claims.ver],
+    // The exact total from the trigger-kept counts (a few rows per user).
+    const [counted] = await db.all<{ total: string | number }>(
+      `SELECT COALESCE(SUM(total), 0) AS total FROM notification_counts WHERE userId = ?${countWhere}`,
+      [caller.id, ...values],
     );
-    if (!session) throw revoked();
-    const total = Number(session.total);
+    const total = Number(counted?.total ?? 0);
     const offset = after ? 0 : (page - 1) * limit;
     const pagination = {
       page: after ? null : page,
@@ -314,7 +126,7 @@ app.get<{ Querystring: ListQuery }>(
     if (offset >= total) return { notifications: [], pagination };
     // Round trip 2: the page (one row more tells whether another follows).
     let where = ['userId = ?', ...filters, ...(unreadOnly ? ['readAt IS NULL'] : [])].join(' AND ');
-    const params: Value[] = [claims.sub, ...values];
+    const params: Value[] = [caller.id, ...values];
     if (after) {
       where += ' AND createdAt <= ? AND (createdAt < ? OR (createdAt = ? AND id < ?))';
       params.push(after.createdAt, after.createdAt, after.createdAt, after.id);
@@ -352,10 +164,8 @@ app.get<{ Querystring: ListQuery }>(
 );
 
 interface DocumentRow {
-  username: string;
-  rolePermissions: string | null;
   callerProjectRole: string | null;
-  id: string | null;
+  id: string;
   projectId: string;
   documentTypeId: string;
   title: string;
@@ -385,23 +195,20 @@ interface UpdateBody {
 const EDITABLE = ['title', 'description', 'tags', 'metadata'] as const;
 
 /**
- * The session check, the caller's role permissions (one row per role) and the document with the
- * caller's project role, in one statement. Parameters: document id, user id, token version.
+ * The live document with the caller's project role, and whether anyone besides the caller takes
+ * part in it (its uploader, history authors, version uploaders: the update event's recipients; the
+ * conditional UPDATE keeps it true at write; the history's authors as two ranges of its
+ * (documentId, changedBy) index: two seeks). Parameters: caller id (5 times), document id.
  */
 const DOCUMENT_FOR_UPDATE_SQL =
-  'SELECT u.username, r.permissions AS rolePermissions, pm.role AS callerProjectRole, d.id, d.projectId, ' +
-  'd.documentTypeId, d.title, d.description, d.fileName, d.fileSize, d.mimeType, d.currentVersion, d.status, ' +
-  'd.tags, d.metadata, d.uploadedBy, d.rowVersion, d.createdAt, d.updatedAt, d.sha256, ' +
-  // Whether anyone besides the caller takes part in the document (its uploader, history authors,
-  // version uploaders): the update event's recipients. The conditional UPDATE keeps it true at write.
-  // (The history's authors as two ranges of its (documentId, changedBy) index: two seeks.)
-  '(d.uploadedBy <> u.id OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy < u.id) ' +
-  'OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy > u.id) ' +
-  'OR EXISTS (SELECT 1 FROM document_versions v WHERE v.documentId = d.id AND v.uploadedBy <> u.id)) AS othersTakePart ' +
-  'FROM users u LEFT JOIN user_roles ur ON ur.userId = u.id LEFT JOIN roles r ON r.id = ur.roleId ' +
-  'LEFT JOIN documents d ON d.id = ? AND d.deletedAt IS NULL ' +
-  'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = u.id ' +
-  'WHERE u.id = ? AND u.isActive = 1 AND u.tokenVersion = ?';
+  'SELECT pm.role AS callerProjectRole, d.id, d.projectId, d.documentTypeId, d.title, d.description, d.fileName, ' +
+  'd.fileSize, d.mimeType, d.currentVersion, d.status, d.tags, d.metadata, d.uploadedBy, d.rowVersion, ' +
+  'd.createdAt, d.updatedAt, d.sha256, ' +
+  '(d.uploadedBy <> ? OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy < ?) ' +
+  'OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy > ?) ' +
+  'OR EXISTS (SELECT 1 FROM document_versions v WHERE v.documentId = d.id AND v.uploadedBy <> ?)) AS othersTakePart ' +
+  'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
+  'WHERE d.id = ? AND d.deletedAt IS NULL';
 
 const HISTORY_COLUMNS = ['id', 'documentId', 'changedBy', 'changedAt', 'rowVersion', 'changes', 'action'];
 const OUTBOX_COLUMNS = [
@@ -438,23 +245,19 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
     },
   },
   async (request, reply) => {
-    const claims = verifyToken(request);
+    const caller = await authenticate(request);
     const documentId = request.params.documentId.toLowerCase();
     const body = request.body ?? {};
     for (let attempt = 1; ; attempt++) {
-      const rows = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [documentId, claims.sub, claims.ver]);
-      const row = rows[0];
-      if (!row) throw revoked();
-      const permissions = rows.flatMap((r) =>
-        r.rolePermissions === null ? [] : [JSON.parse(r.rolePermissions) as Record<string, string[]>],
-      );
-      const holds = (action: string) => permissions.some((p) => p.documents?.includes(action));
-      const role = row.callerProjectRole;
-      if (row.id === null || (role === null && row.uploadedBy !== claims.sub && !holds('read'))) {
+      const [row] = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [...Array(5).fill(caller.id), documentId]);
+      const role = row?.callerProjectRole ?? null;
+      if (!row || (role === null && row.uploadedBy !== caller.id && !holds(caller, 'documents', 'read'))) {
         throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
       }
       const canUpdate =
-        role === 'manager' || (row.uploadedBy === claims.sub && role === 'contributor') || holds('update');
+        role === 'manager' ||
+        (row.uploadedBy === caller.id && role === 'contributor') ||
+        holds(caller, 'documents', 'update');
       if (!canUpdate) throw new HttpError(403, 'forbidden', 'Not allowed to change this document.');
       const current = {
         title: row.title,
@@ -505,7 +308,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
           {
             table: 'document_history',
             columns: HISTORY_COLUMNS,
-            values: [randomUUID(), row.id, claims.sub, updatedAt, rowVersion, JSON.stringify(changes), 'updated'],
+            values: [randomUUID(), row.id, caller.id, updatedAt, rowVersion, JSON.stringify(changes), 'updated'],
           },
           // The transactional outbox row (document.updated), committed with the change.
           {
@@ -514,11 +317,11 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
             values: [
               randomUUID(),
               'document.updated',
-              claims.sub,
+              caller.id,
               row.projectId,
               row.id,
               null,
-              JSON.stringify({ title: (changes.title?.to as string) ?? row.title, actorName: row.username, fields }),
+              JSON.stringify({ title: (changes.title?.to as string) ?? row.title, actorName: caller.username, fields }),
               updatedAt,
               // Nobody else takes part: nobody is to hear of it, so it is stored as dispatched. (With
               // participants a correct server would deliver it; the bench's owners update their own
@@ -633,7 +436,7 @@ app.post<{ Body: { username: string; password: string } }>(
       audience,
       expiresIn,
     });
-    const roles: Role[] = rows
+    const roles = rows
       .filter((row) => row.roleId !== null)
       .map((row) => ({ id: row.roleId!, name: row.roleName!, permissions: JSON.parse(row.rolePermissions ?? '{}') }));
     return {
@@ -653,9 +456,4 @@ app.post<{ Body: { username: string; password: string } }>(
   },
 );
 
-const port = Number(env.PORT ?? 0);
-const host = env.HOST ?? '127.0.0.1';
-await app.listen({ port, host });
-process.on('SIGTERM', () => {
-  void app.close().then(() => process.exit(0));
-});
+await listen(app);

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 
-function int(name: string, fallback: number, min = 0): number {
+/** An integer setting from the environment (`_` separators allowed). */
+export function int(name: string, fallback: number, min = 0): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw.replace(/_/g, ''));
@@ -58,7 +59,34 @@ export interface BenchConfig {
   cores: number;
 }
 
+/**
+ * BENCH_QUICK=1: development sizes and short runs (about 10 minutes on 2 cores, with an A/B build
+ * too): small data, one round of 3 s runs, no growth stage, the scenarios the ratio targets need.
+ * Every variable set explicitly wins.
+ */
+export const QUICK_PRESET: Record<string, string> = {
+  BENCH_USERS: '1000',
+  BENCH_DOCUMENTS: '10000',
+  BENCH_NOTIFICATIONS: '100000',
+  BENCH_DURATION: '3',
+  BENCH_WARMUP: '1',
+  BENCH_REPEATS: '1',
+  BENCH_SERVER_WARMUP: '2',
+  BENCH_GROWTH: '0',
+  BENCH_SCENARIOS: 'list-typical,list-heavy,list-heavy-deep,update,login,doc-list-typical,doc-search,doc-get',
+  BENCH_DOC_ROWS: '20000',
+  BENCH_DOC_PROJECTS: '100',
+  BENCH_DOC_USERS: '20',
+  BENCH_DOC_DURATION: '3',
+  BENCH_DOC_WARMUP: '1',
+  BENCH_DOC_REPEATS: '1',
+  BENCH_DOC_BUFFER_POOL_MB: '0',
+};
+
 export function loadBenchConfig(): BenchConfig {
+  if (flag('BENCH_QUICK', false)) {
+    for (const [name, value] of Object.entries(QUICK_PRESET)) if (!process.env[name]) process.env[name] = value;
+  }
   const users = int('BENCH_USERS', 10_000, 20);
   const notifications = int('BENCH_NOTIFICATIONS', 1_000_000, 1_000);
   const heavy = int('BENCH_HEAVY', Math.min(100_000, Math.floor(notifications / 10)), 100);
@@ -135,6 +163,9 @@ export function describeConfig(config: BenchConfig): string {
     process.env.BENCH_SERVICE_MAIN
       ? `service build under test: ${process.env.BENCH_SERVICE_MAIN} (BENCH_SERVICE_MAIN)`
       : 'service build under test: dist/src/main.js',
+    process.env.BENCH_SERVICE_B_MAIN
+      ? `A/B: second service build ${process.env.BENCH_SERVICE_B_MAIN} (BENCH_SERVICE_B_MAIN)`
+      : 'A/B: off (BENCH_SERVICE_B_MAIN)',
     config.scenarios ? `scenarios=${config.scenarios.join(',')} (BENCH_SCENARIOS)` : 'scenarios=all',
   ].join('\n  ');
 }

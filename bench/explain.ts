@@ -1,14 +1,5 @@
 import type { BenchConfig } from './config.js';
 import { adminConnection } from './load-mysql.js';
-import { documentWithCallerSql } from './documents/doc-statements.js';
-import {
-  notificationCountStatement,
-  notificationIdsStatement,
-  notificationPageStatement,
-  type NotificationListFilters,
-} from './notification-list-statements.js';
-import { AUTH_CONTEXT_SQL, USER_FOR_LOGIN_SQL } from '../src/users/users.sql.js';
-import type { SqliteDatabase } from './sqlite.js';
 
 export interface ExplainEntry {
   database: 'mysql' | 'sqlite';
@@ -33,19 +24,9 @@ interface AnalyzeRow {
 
 const LIST_SHAPE = /^list/;
 
-/**
- * A keyset (cursor) seek must be bounded by the index on (createdAt, id); if the plan only uses
- * userId, the database steps over every newer entry of the user, like an OFFSET.
- */
-export function keysetProblem(
-  entry: Pick<ExplainEntry, 'database' | 'shape' | 'plan' | 'rowsRead'>,
-): string | undefined {
-  if (!/cursor|keyset/.test(entry.shape) || !/ ids|ids /.test(entry.shape)) return undefined;
-  if (entry.database === 'sqlite') {
-    return entry.plan.some((line) => /createdAt\s*[<(]|\(createdAt,id\)</.test(line))
-      ? undefined
-      : `keyset seek NOT bounded by the index (only userId is used: every newer entry is read): ${entry.plan.join(' | ')}`;
-  }
+/** A keyset (cursor) page must seek by (createdAt, id): reading many entries means it stepped over the newer ones. */
+export function keysetProblem(entry: Pick<ExplainEntry, 'shape' | 'rowsRead'>): string | undefined {
+  if (!/cursor/.test(entry.shape)) return undefined;
   return (entry.rowsRead ?? 0) > 1000 ? `keyset seek read ${entry.rowsRead} index entries` : undefined;
 }
 
@@ -94,7 +75,7 @@ export async function explainMysql(
           `${Number.isFinite(read) ? ` r_rows=${read}` : ''} ${extra}`.trimEnd()
         );
       });
-      const keyset = keysetProblem({ database: 'mysql', shape, plan, rowsRead });
+      const keyset = keysetProblem({ shape, rowsRead });
       if (keyset) {
         flags.push(keyset);
         fails = true;
@@ -113,71 +94,4 @@ export async function explainMysql(
     await connection.end();
   }
   return entries;
-}
-
-/**
- * SQLite: EXPLAIN QUERY PLAN of the service's own statements (from the feature repositories'
- * statement modules), bound to the given ids: the list's count, its ids step alone (page 1, deep,
- * cursor) and the whole page statement (the deferred join the service sends).
- */
-export function explainSqlite(
-  db: SqliteDatabase,
-  ids: { heavyUserId: string; typicalUserId: string; username: string; documentId: string; deepOffset: number },
-): ExplainEntry[] {
-  const shapes: { shape: string; sql: string; params: unknown[] }[] = [
-    { shape: 'auth: user + roles by id', sql: AUTH_CONTEXT_SQL, params: [ids.typicalUserId] },
-    { shape: 'login: user + roles by username', sql: USER_FOR_LOGIN_SQL, params: [ids.username] },
-    {
-      shape: 'update: document, caller and other participants',
-      sql: documentWithCallerSql(true),
-      params: [ids.documentId, ids.typicalUserId],
-    },
-  ];
-  const add = (shape: string, [sql, params]: [string, unknown[]]) => shapes.push({ shape, sql, params });
-  const filters: [string, NotificationListFilters][] = [
-    ['no filter', {}],
-    ['status', { status: 'pending' }],
-    ['type', { type: 'push' }],
-    ['unreadOnly', { unreadOnly: true }],
-    ['status+type+unreadOnly', { status: 'pending', type: 'push', unreadOnly: true }],
-  ];
-  for (const [name, filter] of filters) {
-    add(`list count (${name})`, notificationCountStatement(ids.heavyUserId, filter));
-    add(`list ids page 1 (${name})`, notificationIdsStatement(ids.heavyUserId, filter, 21, 0));
-  }
-  add('list ids deep page', notificationIdsStatement(ids.heavyUserId, {}, 21, ids.deepOffset));
-  const [firstPage, firstParams] = notificationIdsStatement(ids.heavyUserId, {}, 21, 0);
-  const firstIds = db.prepare(firstPage).all(...firstParams) as { createdAt: string; id: string }[];
-  const last = firstIds[firstIds.length - 2];
-  add('list ids cursor (keyset seek)', notificationIdsStatement(ids.heavyUserId, {}, 21, 0, last));
-  add('list page 1 (deferred join)', notificationPageStatement(ids.heavyUserId, {}, 21, 0));
-  add('list deep page (deferred join)', notificationPageStatement(ids.heavyUserId, {}, 21, ids.deepOffset));
-  return shapes.map(({ shape, sql, params }) => {
-    const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
-    // The deferred join's derived table (a co-routine or materialized subquery) holds only the page's ids.
-    const derived = new Set(rows.map((row) => /^(?:CO-ROUTINE|MATERIALIZE) (\w+)/.exec(row.detail)?.[1]));
-    const flags: string[] = [];
-    let fails = false;
-    for (const { detail } of rows) {
-      const scanned = /^SCAN (\w+)/.exec(detail)?.[1];
-      if (scanned && derived.has(scanned)) {
-        flags.push(`scan of the page (derived table ${scanned})`);
-      } else if (scanned) {
-        flags.push(`FULL SCAN: ${detail}`);
-        fails = true;
-      }
-      if (/TEMP B-TREE/.test(detail)) {
-        const bounded = /JOIN \(SELECT/.test(sql);
-        flags.push(bounded ? `sort of the page's rows (bounded by limit): ${detail}` : `SORT: ${detail}`);
-        if (!bounded) fails = true;
-      }
-    }
-    const plan = rows.map((row) => row.detail);
-    const keyset = keysetProblem({ database: 'sqlite', shape, plan });
-    if (keyset) {
-      flags.push(keyset);
-      fails = true;
-    }
-    return { database: 'sqlite' as const, shape, sql, plan, flags, fails: fails && LIST_SHAPE.test(shape) };
-  });
 }

@@ -47,13 +47,14 @@ export async function createSqliteSchema(config: BenchConfig): Promise<void> {
 
 const ROWS_PER_STATEMENT = 50;
 
-function bulkInsertSqlite(
+/** Multi-row INSERTs in big transactions; logs progress and answers the seconds it took. */
+export function bulkInsertSqlite(
   db: SqliteDatabase,
   table: string,
   columns: string[],
   rows: Iterable<Row>,
-  total: number,
-  label: string,
+  total = 0,
+  label = table,
 ): number {
   const tuple = `(${columns.map(() => '?').join(',')})`;
   const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES `;

@@ -10,7 +10,7 @@ import { describeConfig, loadBenchConfig } from './config.js';
 import { documentId, documentOwner, documentUpdatable, makePlan, userId, username, type DataPlan } from './datagen.js';
 import { describeDocConfig, loadDocBenchConfig } from './documents/doc-config.js';
 import { dropDocumentData, runDocumentPhase, type DocumentPhaseContext } from './documents/doc-phase.js';
-import { explainMysql, explainSqlite, type ExplainEntry } from './explain.js';
+import { explainMysql, type ExplainEntry } from './explain.js';
 import { inboxOnly, inboxSelected, runInboxMysql } from './inbox/inbox-phase.js';
 import {
   adminConnection,
@@ -37,7 +37,15 @@ import {
   type QueryCount,
   type ServerStart,
 } from './report.js';
-import { UPDATE_BODY, buildScenarios, describeRun, runScenario, signTokens, type Scenario } from './scenarios.js';
+import {
+  UPDATE_BODY,
+  buildScenarios,
+  describeRun,
+  runScenario,
+  signTokens,
+  type Scenario,
+  type ServerSet,
+} from './scenarios.js';
 import { killAllChildren, productionNodeFlags, rssMb, startServer, type ServerHandle } from './servers.js';
 import { openSqlite } from './sqlite.js';
 import { fmt, freePort, httpJson, log, pidOf, sleep } from './util.js';
@@ -52,6 +60,8 @@ const projectRoot = resolve(distRoot, '..');
 interface Paths {
   root: string;
   serviceMain: string;
+  /** BENCH_SERVICE_B_MAIN: a second build of the service, measured in the same rounds (A/B). */
+  serviceBMain?: string;
   baseline: string;
   worker: string;
   probe: string;
@@ -74,6 +84,7 @@ function snapshot(): Paths {
     serviceMain: process.env.BENCH_SERVICE_MAIN
       ? resolve(process.env.BENCH_SERVICE_MAIN)
       : join(root, 'dist/src/main.js'),
+    serviceBMain: process.env.BENCH_SERVICE_B_MAIN ? resolve(process.env.BENCH_SERVICE_B_MAIN) : undefined,
     baseline: join(root, 'dist/bench/baseline-server.js'),
     worker: join(root, 'dist/bench/load-worker.js'),
     probe: join(root, 'dist/bench/probe.js'),
@@ -193,6 +204,7 @@ function documentContext(kind: 'mysql' | 'sqlite', paths: Paths, passwordHash: s
     doc: documents,
     root: paths.root,
     serviceMain: paths.serviceMain,
+    serviceBMain: paths.serviceBMain,
     probe: paths.probe,
     loadWorker: paths.worker,
     nodeFlags: productionNodeFlags(projectRoot),
@@ -213,39 +225,48 @@ function baselineEnv(kind: 'mysql' | 'sqlite', databaseUrl: string, port: number
   };
 }
 
+type Role = 'service' | 'serviceB' | 'baseline';
+type Servers = ServerSet & { starts: Partial<Record<Role, ServerStart>> };
+
+const serverList = (servers: ServerSet): ServerHandle[] =>
+  [servers.service, servers.serviceB, servers.baseline].filter((server) => server !== undefined);
+const stopAll = async (servers: ServerSet) => {
+  for (const server of serverList(servers)) await server.stop();
+};
+
+/** Starts the service, serviceB (when BENCH_SERVICE_B_MAIN is set and `withB`) and the baseline. */
 async function startPair(
   paths: Paths,
   kind: 'mysql' | 'sqlite',
   databaseUrl: string,
   tokens: string[],
-): Promise<{ service: ServerHandle; baseline: ServerHandle; starts: Record<'service' | 'baseline', ServerStart> }> {
+  withB = true,
+): Promise<Servers> {
   const started: ServerHandle[] = [];
+  const start = async (name: Role, script: string, env: (port: number) => Record<string, string>) => {
+    const port = await freePort();
+    const server = await startServer({
+      name,
+      script,
+      cwd: paths.root,
+      port,
+      env: env(port),
+      probePath: paths.probe,
+      // The same runtime settings for all: the ratios then measure the code, not V8 tuning.
+      nodeFlags: productionNodeFlags(projectRoot),
+    });
+    started.push(server);
+    return server;
+  };
   try {
-    const servicePort = await freePort();
-    const service = await startServer({
-      name: 'service',
-      script: paths.serviceMain,
-      cwd: paths.root,
-      port: servicePort,
-      env: serviceEnv(databaseUrl, servicePort),
-      probePath: paths.probe,
-      nodeFlags: productionNodeFlags(projectRoot),
-    });
-    started.push(service);
-    const baselinePort = await freePort();
-    const baseline = await startServer({
-      name: 'baseline',
-      script: paths.baseline,
-      cwd: paths.root,
-      port: baselinePort,
-      env: baselineEnv(kind, databaseUrl, baselinePort),
-      probePath: paths.probe,
-      // The same runtime settings as the service: the ratios then measure the framework, not V8 tuning.
-      nodeFlags: productionNodeFlags(projectRoot),
-    });
-    started.push(baseline);
-    const starts = {} as Record<'service' | 'baseline', ServerStart>;
-    for (const server of [service, baseline]) {
+    const service = await start('service', paths.serviceMain, (port) => serviceEnv(databaseUrl, port));
+    const serviceB =
+      withB && paths.serviceBMain
+        ? await start('serviceB', paths.serviceBMain, (port) => serviceEnv(databaseUrl, port))
+        : undefined;
+    const baseline = await start('baseline', paths.baseline, (port) => baselineEnv(kind, databaseUrl, port));
+    const starts: Servers['starts'] = {};
+    for (const server of started) {
       const t0 = performance.now();
       const response = await httpJson(`${server.url}/api/notifications`, {
         headers: { authorization: `Bearer ${tokens[1]}` },
@@ -257,30 +278,28 @@ async function startPair(
       const firstListMs = server.startupMs + (performance.now() - t0);
       await sleep(1000);
       const { heapUsedMb } = await server.probe('read');
-      const start = { startupMs: server.startupMs, firstListMs, idleRssMb: rssMb(server.pid), idleHeapMb: heapUsedMb };
-      starts[server.name as 'service' | 'baseline'] = start;
+      const idle = { startupMs: server.startupMs, firstListMs, idleRssMb: rssMb(server.pid), idleHeapMb: heapUsedMb };
+      starts[server.name as Role] = idle;
       log(
         `[${kind}] ${server.name} (pid ${server.pid}): answered after ${fmt(server.startupMs, 0)} ms, first list at ` +
-          `${fmt(firstListMs, 0)} ms, idle RSS ${fmt(start.idleRssMb, 0)} MB (V8 heap used ${fmt(heapUsedMb, 0)} MB)`,
+          `${fmt(firstListMs, 0)} ms, idle RSS ${fmt(idle.idleRssMb, 0)} MB (V8 heap used ${fmt(heapUsedMb, 0)} MB)`,
       );
     }
-    return { service, baseline, starts };
+    return { service, serviceB, baseline, starts };
   } catch (error) {
     for (const server of started) await server.stop();
     throw error;
   }
 }
 
-/** The same request answered by both servers must produce the same JSON (login and update: the same shape). */
-async function shapeCheck(
-  scenario: Scenario,
-  servers: { service: ServerHandle; baseline: ServerHandle },
-): Promise<string> {
+/** The service (and serviceB) must answer as the baseline: the same JSON (list), the same shape (update, login). */
+async function shapeCheck(scenario: Scenario, servers: ServerSet): Promise<string> {
   if (scenario.serviceOnly) return 'service only';
   const spec = scenario.job();
+  const targets = serverList(servers);
   const answers: { status: number; body: unknown }[] = [];
-  for (const [index, server] of [servers.service, servers.baseline].entries()) {
-    // Updates go to two different documents; list and login send the very same request.
+  for (const [index, server] of targets.entries()) {
+    // Updates go to different documents; list and login send the very same request.
     const [path, tokenIndex, body] = spec.items[scenario.name === 'update' ? index : 0];
     const payload = body ?? spec.bodyTemplate?.replace('{n}', `shape-check-${index}`);
     const headers: Record<string, string> = {};
@@ -288,16 +307,8 @@ async function shapeCheck(
     if (payload) headers['content-type'] = 'application/json';
     answers.push(await httpJson(server.url + path, { method: spec.method, headers, body: payload }));
   }
-  scenario.consumed?.(2);
-  const [a, b] = answers;
-  if (a.status !== 200 || b.status !== 200) {
-    return `status service ${a.status} / baseline ${b.status}: ${JSON.stringify(a.body).slice(0, 300)} | ${JSON.stringify(b.body).slice(0, 300)}`;
-  }
-  if (scenario.name.startsWith('list')) {
-    return JSON.stringify(a.body) === JSON.stringify(b.body)
-      ? 'identical JSON'
-      : `DIFFERENT JSON: ${JSON.stringify(a.body).slice(0, 400)} vs ${JSON.stringify(b.body).slice(0, 400)}`;
-  }
+  scenario.consumed?.(targets.length);
+  const base = answers.at(-1)!;
   // Keys (in order) and value types; for login also the user object itself.
   const shape = (value: unknown): string =>
     JSON.stringify(value, (_key, v: unknown) =>
@@ -306,11 +317,23 @@ async function shapeCheck(
         : v,
     );
   const user = (value: unknown) => JSON.stringify((value as { user?: unknown }).user);
-  if (shape(a.body) !== shape(b.body))
-    return `DIFFERENT SHAPE: ${shape(a.body).slice(0, 400)} vs ${shape(b.body).slice(0, 400)}`;
-  if (scenario.name === 'login' && user(a.body) !== user(b.body))
-    return `DIFFERENT USER: ${user(a.body)} vs ${user(b.body)}`;
-  return scenario.name === 'login' ? 'same shape, identical user' : 'same shape';
+  const compare = (a: { status: number; body: unknown }) => {
+    if (a.status !== 200 || base.status !== 200) {
+      return `status ${a.status} / baseline ${base.status}: ${JSON.stringify(a.body).slice(0, 300)} | ${JSON.stringify(base.body).slice(0, 300)}`;
+    }
+    if (scenario.name.startsWith('list')) {
+      return JSON.stringify(a.body) === JSON.stringify(base.body)
+        ? 'identical JSON'
+        : `DIFFERENT JSON: ${JSON.stringify(a.body).slice(0, 400)} vs ${JSON.stringify(base.body).slice(0, 400)}`;
+    }
+    if (shape(a.body) !== shape(base.body))
+      return `DIFFERENT SHAPE: ${shape(a.body).slice(0, 400)} vs ${shape(base.body).slice(0, 400)}`;
+    if (scenario.name === 'login' && user(a.body) !== user(base.body))
+      return `DIFFERENT USER: ${user(a.body)} vs ${user(base.body)}`;
+    return scenario.name === 'login' ? 'same shape, identical user' : 'same shape';
+  };
+  const service = compare(answers[0]);
+  return servers.serviceB ? `${service}; serviceB: ${compare(answers[1])}` : service;
 }
 
 async function countQueries(
@@ -320,7 +343,7 @@ async function countQueries(
 ): Promise<{ counts: QueryCount[]; statements: { shape: string; sql: string }[] }> {
   const proxy = new QueryProxy();
   const proxyPort = await proxy.start(config.mysqlHost, config.mysqlPort);
-  const pair = await startPair(paths, 'mysql', mysqlUrl(config, proxyPort), tokens);
+  const pair = await startPair(paths, 'mysql', mysqlUrl(config, proxyPort), tokens, false);
   let documentCursor = config.documents - 1;
   type Req = { path: string; method?: string; token?: number; body?: string };
   const kinds: { kind: string; request: (i: number) => Req; labels?: string[] }[] = [
@@ -412,16 +435,13 @@ async function countQueries(
       log(
         `  queries/request ${kind}: service ${count.service.join(',')} (dispatcher ${count.serviceDelivery?.join(',')})  baseline ${count.baseline.join(',')}`,
       );
-      const isList = kind.startsWith('list');
       count.serviceSql.forEach((sql, index) => {
         // The list's statements: the session check folded into the total, then the page.
-        const label = isList ? (['session + count', 'page'][index] ?? `#${index + 1}`) : `#${index + 1}`;
-        statements.push({ shape: `${kind} — ${label}`, sql });
+        statements.push({ shape: `${kind} — #${index + 1}`, sql });
       });
     }
   } finally {
-    await pair.service.stop();
-    await pair.baseline.stop();
+    await stopAll(pair);
     await proxy.stop();
   }
   return { counts, statements };
@@ -469,6 +489,26 @@ async function cursorCheck(
     path: `/api/notifications?limit=20&cursor=${encodeURIComponent(cursor)}`,
     detail: `walked to page ${config.deepPage} by cursor in ${fmt(walkMs, 0)} ms; cursor page ${same ? 'equals' : 'DIFFERS FROM'} ?page=${config.deepPage}`,
   };
+}
+
+/** The cursor walk check, and the list-heavy-cursor scenario when it is selected (the walk is skipped otherwise). */
+async function addCursorScenario(
+  db: DatabaseResults,
+  service: ServerHandle,
+  tokens: string[],
+  scenarios: Scenario[],
+): Promise<void> {
+  if (config.scenarios && !config.scenarios.includes('list-heavy-cursor')) return;
+  const cursor = await cursorCheck(service, tokens);
+  db.cursor = { supported: cursor.supported, detail: cursor.detail };
+  log(`Cursor (${db.database}): ${cursor.detail}`);
+  if (!cursor.supported || !cursor.path) return;
+  const path = cursor.path;
+  scenarios.push({
+    name: 'list-heavy-cursor',
+    title: `Cursor (keyset) at page ${config.deepPage}, heavy user`,
+    job: () => ({ method: 'GET', connections: config.connections, tokens: [tokens[0]], items: [[path, 0]] }),
+  });
 }
 
 async function floodTest(server: ServerHandle, paths: Paths, tokens: string[], dbPid?: number): Promise<FloodResult> {
@@ -527,7 +567,7 @@ async function warmServers(servers: ServerHandle[], paths: Paths, tokens: string
       [
         'PUT',
         Array.from({ length: 200 }, (_, i): [string, number] => {
-          const j = config.documents - 1 - i - (server.name === 'service' ? 0 : 200);
+          const j = config.documents - 1 - i - 200 * servers.indexOf(server);
           return [`/api/documents/${documentId(j)}`, documentOwner(plan, j)];
         }),
         UPDATE_BODY,
@@ -600,59 +640,47 @@ async function mysqlPhase(paths: Paths, plan: DataPlan, tokens: string[], result
   const dbPid = pidOf('mariadbd') ?? pidOf('mysqld');
   const all = buildScenarios(config, plan, tokens);
   const typical = all.find((s) => s.name === 'list-typical')!;
-  let pair = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
+  let stage1Result;
+  if (growth) {
+    const early = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
+    try {
+      await warmServers(serverList(early), paths, tokens, plan);
+      log(`Growth, stage 1: ${plan.stage1Total} notifications in the table`);
+      stage1Result = await runScenario(typical, 'mysql', early, config, paths.worker, dbPid);
+    } finally {
+      await stopAll(early);
+    }
+  }
+  if (!reuse) {
+    const t0 = performance.now();
+    if (!growth) await loadMysqlNotifications(config, plan, 1, times);
+    await loadMysqlNotifications(config, plan, 2, times);
+    loadSeconds += (performance.now() - t0) / 1000;
+    db.loadSeconds = loadSeconds;
+    log(`MariaDB: data loaded in ${loadSeconds.toFixed(0)} s`);
+  }
+  const check = await verifyMysqlCounts(config, userId(0));
+  db.countsCheck = `notification_counts ${check.ok ? 'exact' : 'WRONG'}: ${check.detail}`;
+  log(`MariaDB: ${db.countsCheck}`);
+  db.sizes = await mysqlTableSizes(config);
+  const n = db.sizes.notifications;
+  if (n) log(`MariaDB: notifications ~${n.rows} rows, data ${fmt(n.dataMb, 0)} MB, indexes ${fmt(n.indexMb, 0)} MB`);
+  // Only inbox scenarios selected: they run after this phase (bench/inbox/), on the data loaded here.
+  if (inboxOnly(config)) return;
+
+  log('MariaDB: counting queries per request through a protocol proxy');
+  const { counts, statements } = await countQueries(paths, plan, tokens);
+  db.queryCounts = counts;
+  db.explain = await explainMysql(config, statements);
+  printExplain(db.explain);
+
+  // Fresh servers on the full table.
+  const pair = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
   try {
     db.servers = pair.starts;
-    let stage1Result;
-    if (growth) {
-      await warmServers([pair.service, pair.baseline], paths, tokens, plan);
-      log(`Growth, stage 1: ${plan.stage1Total} notifications in the table`);
-      stage1Result = await runScenario(typical, 'mysql', pair, config, paths.worker, dbPid);
-    }
-    if (!reuse) {
-      const t0 = performance.now();
-      if (growth) await loadMysqlNotifications(config, plan, 2, times);
-      else {
-        await loadMysqlNotifications(config, plan, 1, times);
-        await loadMysqlNotifications(config, plan, 2, times);
-      }
-      loadSeconds += (performance.now() - t0) / 1000;
-      db.loadSeconds = loadSeconds;
-      log(`MariaDB: data loaded in ${loadSeconds.toFixed(0)} s`);
-    }
-    const check = await verifyMysqlCounts(config, userId(0));
-    db.countsCheck = `notification_counts ${check.ok ? 'exact' : 'WRONG'}: ${check.detail}`;
-    log(`MariaDB: ${db.countsCheck}`);
-    db.sizes = await mysqlTableSizes(config);
-    const n = db.sizes.notifications;
-    if (n) log(`MariaDB: notifications ~${n.rows} rows, data ${fmt(n.dataMb, 0)} MB, indexes ${fmt(n.indexMb, 0)} MB`);
-    // Only inbox scenarios selected: they run after this phase (bench/inbox/), on the data loaded here.
-    if (inboxOnly(config)) return;
-
-    // Restart so that both servers see the full table with fresh pools and caches.
-    await pair.service.stop();
-    await pair.baseline.stop();
-    pair = await startPair(paths, 'mysql', mysqlUrl(config), tokens);
-    await warmServers([pair.service, pair.baseline], paths, tokens, plan);
-
-    log('MariaDB: counting queries per request through a protocol proxy');
-    const { counts, statements } = await countQueries(paths, plan, tokens);
-    db.queryCounts = counts;
-    db.explain = await explainMysql(config, statements);
-    printExplain(db.explain);
-
+    await warmServers(serverList(pair), paths, tokens, plan);
     const scenarios = selectScenarios(all);
-    const cursor = await cursorCheck(pair.service, tokens);
-    db.cursor = { supported: cursor.supported, detail: cursor.detail };
-    log(`Cursor: ${cursor.detail}`);
-    if (cursor.supported && cursor.path && (!config.scenarios || config.scenarios.includes('list-heavy-cursor'))) {
-      const path = cursor.path;
-      scenarios.push({
-        name: 'list-heavy-cursor',
-        title: `Cursor (keyset) at page ${config.deepPage}, heavy user`,
-        job: () => ({ method: 'GET', connections: config.connections, tokens: [tokens[0]], items: [[path, 0]] }),
-      });
-    }
+    await addCursorScenario(db, pair.service, tokens, scenarios);
     for (const scenario of scenarios) {
       const shape = await shapeCheck(scenario, pair);
       log(`[mysql] ${scenario.name}: response check: ${shape}`);
@@ -682,8 +710,7 @@ async function mysqlPhase(paths: Paths, plan: DataPlan, tokens: string[], result
       }
     }
   } finally {
-    await pair.service.stop();
-    await pair.baseline.stop();
+    await stopAll(pair);
   }
 }
 
@@ -699,36 +726,13 @@ async function sqlitePhase(paths: Paths, plan: DataPlan, tokens: string[], resul
     db.loadSeconds = (performance.now() - t0) / 1000;
     log(`SQLite: data loaded in ${db.loadSeconds.toFixed(0)} s`);
   }
-  const reader = openSqlite(config.sqlitePath, { readonly: true });
-  try {
-    db.explain = explainSqlite(reader, {
-      heavyUserId: userId(0),
-      typicalUserId: userId(1),
-      username: username(1),
-      documentId: documentId(1),
-      deepOffset: (config.deepPage - 1) * 20,
-    });
-  } finally {
-    reader.close();
-  }
-  printExplain(db.explain);
   const url = `sqlite:${config.sqlitePath}`;
   const pair = await startPair(paths, 'sqlite', url, tokens);
   try {
     db.servers = pair.starts;
-    await warmServers([pair.service, pair.baseline], paths, tokens, plan);
+    await warmServers(serverList(pair), paths, tokens, plan);
     const scenarios = selectScenarios(buildScenarios(config, plan, tokens));
-    const cursor = await cursorCheck(pair.service, tokens);
-    db.cursor = { supported: cursor.supported, detail: cursor.detail };
-    log(`Cursor (SQLite): ${cursor.detail}`);
-    if (cursor.supported && cursor.path && (!config.scenarios || config.scenarios.includes('list-heavy-cursor'))) {
-      const path = cursor.path;
-      scenarios.push({
-        name: 'list-heavy-cursor',
-        title: `Cursor (keyset) at page ${config.deepPage}, heavy user`,
-        job: () => ({ method: 'GET', connections: config.connections, tokens: [tokens[0]], items: [[path, 0]] }),
-      });
-    }
+    await addCursorScenario(db, pair.service, tokens, scenarios);
     for (const scenario of scenarios) {
       const shape = await shapeCheck(scenario, pair);
       log(`[sqlite] ${scenario.name}: response check: ${shape}`);
@@ -737,8 +741,7 @@ async function sqlitePhase(paths: Paths, plan: DataPlan, tokens: string[], resul
       db.scenarios.push(result);
     }
   } finally {
-    await pair.service.stop();
-    await pair.baseline.stop();
+    await stopAll(pair);
   }
 }
 

@@ -19,17 +19,18 @@ export interface Scenario {
   consumed?(ok: number): void;
 }
 
-/** Pre-signed tokens with the service's claims: sub = user id, ver = tokenVersion (0), iss, aud, exp. */
+/** A token with the service's claims: sub = user id, ver = tokenVersion (0), iss, aud, exp in 12 h. */
+export function signToken(config: BenchConfig, sub: string): string {
+  return jwt.sign({ sub, ver: 0 }, createSecretKey(Buffer.from(config.jwtSecret)), {
+    algorithm: 'HS256',
+    issuer: config.issuer,
+    audience: config.audience,
+    expiresIn: '12h',
+  });
+}
+
 export function signTokens(config: BenchConfig, plan: DataPlan): string[] {
-  const key = createSecretKey(Buffer.from(config.jwtSecret));
-  return Array.from({ length: plan.config.users }, (_, k) =>
-    jwt.sign({ sub: userId(k), ver: 0 }, key, {
-      algorithm: 'HS256',
-      issuer: config.issuer,
-      audience: config.audience,
-      expiresIn: '12h',
-    }),
-  );
+  return Array.from({ length: plan.config.users }, (_, k) => signToken(config, userId(k)));
 }
 
 export const UPDATE_BODY = '{"title":"Bench title {n}","tags":["bench","load"]}';
@@ -113,11 +114,24 @@ export interface ScenarioResult {
   database: 'mysql' | 'sqlite';
   service: ServerSeries;
   baseline?: ServerSeries;
-  /** Medians over the repeats of the per-pair ratios service/baseline (A B pairs run back to back). */
+  /** The second build of the service (BENCH_SERVICE_B_MAIN), measured in the same rounds. */
+  serviceB?: ServerSeries;
+  /** Medians over the repeats of the per-round ratios service/baseline (runs back to back). */
   rpsRatio: number;
   p99Ratio: number;
   cpuRatio: number;
+  /** serviceB/baseline and service/serviceB, likewise (NaN without serviceB). */
+  bRpsRatio?: number;
+  abRpsRatio?: number;
+  abP99Ratio?: number;
   shapeCheck?: string;
+}
+
+/** The servers a scenario alternates between. */
+export interface ServerSet {
+  service: ServerHandle;
+  serviceB?: ServerHandle;
+  baseline: ServerHandle;
 }
 
 function series(runs: Measurement[]): ServerSeries {
@@ -147,21 +161,26 @@ export function describeRun(m: Measurement): string {
   );
 }
 
-/** Service and baseline back to back (A B A B ...), `repeats` pairs, each run warmed up first. */
+/**
+ * Service, serviceB (if any) and baseline back to back (A B C A B C ...), `repeats` rounds, each run
+ * warmed up first; the ratios are medians of the per-round ratios.
+ */
 export async function runScenario(
   scenario: Scenario,
   database: 'mysql' | 'sqlite',
-  servers: { service: ServerHandle; baseline: ServerHandle },
+  servers: ServerSet,
   config: BenchConfig,
   workerPath: string,
   dbPid?: number,
 ): Promise<ScenarioResult> {
   log(`[${database}] ${scenario.name}: ${scenario.title}`);
-  const runs: { service: Measurement[]; baseline: Measurement[] } = { service: [], baseline: [] };
+  const roles = (['service', 'serviceB', 'baseline'] as const).filter(
+    (role) => servers[role] && !(role === 'baseline' && scenario.serviceOnly),
+  );
+  const runs: Record<(typeof roles)[number], Measurement[]> = { service: [], serviceB: [], baseline: [] };
   for (let rep = 1; rep <= config.repeats; rep++) {
-    for (const role of ['service', 'baseline'] as const) {
-      if (role === 'baseline' && scenario.serviceOnly) continue;
-      const server = servers[role];
+    for (const role of roles) {
+      const server = servers[role]!;
       const spec = scenario.job();
       const m = await measure(
         server,
@@ -181,18 +200,22 @@ export async function runScenario(
       log(`  #${rep} ${describeRun(m)}`);
     }
   }
-  const service = series(runs.service);
-  const baseline = runs.baseline.length ? series(runs.baseline) : undefined;
-  const pairRatio = (fn: (m: Measurement) => number) =>
-    baseline ? median(runs.service.map((m, i) => fn(m) / fn(runs.baseline[i]))) : NaN;
+  const ratio = (a: Measurement[], b: Measurement[], fn: (m: Measurement) => number) =>
+    a.length && b.length ? median(a.map((m, i) => fn(m) / fn(b[i]))) : NaN;
+  const rps = (m: Measurement) => m.load.rps;
+  const p99 = (m: Measurement) => m.load.latency.p99;
   return {
     name: scenario.name,
     title: scenario.title,
     database,
-    service,
-    baseline,
-    rpsRatio: pairRatio((m) => m.load.rps),
-    p99Ratio: pairRatio((m) => m.load.latency.p99),
-    cpuRatio: pairRatio((m) => m.cpuPerRequestUs),
+    service: series(runs.service),
+    baseline: runs.baseline.length ? series(runs.baseline) : undefined,
+    serviceB: runs.serviceB.length ? series(runs.serviceB) : undefined,
+    rpsRatio: ratio(runs.service, runs.baseline, rps),
+    p99Ratio: ratio(runs.service, runs.baseline, p99),
+    cpuRatio: ratio(runs.service, runs.baseline, (m) => m.cpuPerRequestUs),
+    bRpsRatio: ratio(runs.serviceB, runs.baseline, rps),
+    abRpsRatio: ratio(runs.service, runs.serviceB, rps),
+    abP99Ratio: ratio(runs.service, runs.serviceB, p99),
   };
 }

@@ -1,136 +1,61 @@
 // The floor of the document routes on this stack: plain fastify + @fastify/multipart + mysql2 (or
 // better-sqlite3), written from the schema and the API contract, doing the least a correct answer
-// needs: HS256 verify, the user + roles lookup, the service's own list SQL (documents.sql.ts), one
-// row read for a document or a download, and for an upload: stream to a temporary file while
+// needs: the token check of every baseline (bench/baseline-common.ts), the list as one index range
+// per member project merged, the search by the full-text index (MariaDB: document_search with the
+// caller's project and uploader tokens in the MATCH, migration DocumentSearchScope; SQLite: FTS5),
+// one row read for a document or a download, and for an upload: stream to a temporary file while
 // hashing, fsync, rename to the content address (<dir>/<aa>/<bb>/<sha256>), fsync the directory,
-// insert one row. Started by the documents bench with BASELINE_DB, DATABASE_URL, JWT_SECRET,
-// STORAGE_DIR, PORT and HOST.
-import { createHash, createSecretKey, randomBytes, randomUUID } from 'node:crypto';
+// insert one row. Also reads STORAGE_DIR.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import jwt from 'jsonwebtoken';
-import mysql from 'mysql2/promise';
 import {
-  DOCUMENT_SORTS,
-  documentCountStatement,
-  documentPageStatement,
-  MAX_SCOPED_DOCUMENTS,
-  pageCarriesTotal,
-  searchScopeEstimateStatement,
-  type DocumentSort,
-  type DocumentVisibility,
-} from '../../src/documents/document-search.repository.js';
-import { DOCUMENT_COLUMNS, documentByIdSql } from './doc-statements.js';
-import { AUTH_CONTEXT_SQL, callerFromRows } from '../../src/users/users.sql.js';
-import { openSqlite, type SqliteDatabase } from '../sqlite.js';
-import { tokenVerifier } from '../verified-token.js';
+  authenticate,
+  createApp,
+  db,
+  holds,
+  HttpError,
+  iso,
+  kind,
+  listen,
+  stored as storedForm,
+  type Caller,
+} from '../baseline-common.js';
 
-const env = process.env;
-const kind = env.BASELINE_DB === 'sqlite' ? 'sqlite' : 'mysql';
-const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? ''));
-const issuer = env.JWT_ISSUER || 'document-management-service';
-const audience = env.JWT_AUDIENCE || 'document-management-service';
-const verifyJwt = tokenVerifier(secret, issuer, audience);
-const storageDir = env.STORAGE_DIR ?? '/tmp/docbench/files';
+const storageDir = process.env.STORAGE_DIR ?? '/tmp/docbench/files';
 const tempDir = join(storageDir, 'baseline-tmp');
 
-interface Db {
-  all<T>(sql: string, params: unknown[]): Promise<T[]>;
-  run(sql: string, params: unknown[]): Promise<void>;
-  iso(value: unknown): string;
-  stored(date: Date): unknown;
-}
+/** Every column of `documents` (InitialSchema and later migrations). */
+const COLUMNS = [
+  'id',
+  'projectId',
+  'documentTypeId',
+  'title',
+  'description',
+  'fileName',
+  'fileSize',
+  'mimeType',
+  'currentVersion',
+  'status',
+  'tags',
+  'metadata',
+  'uploadedBy',
+  'rowVersion',
+  'createdAt',
+  'updatedAt',
+  'sha256',
+  'deletedAt',
+  'deletedBy',
+] as const;
+const columnsOf = (alias: string) => COLUMNS.map((column) => `${alias}.${column}`).join(', ');
 
-function mysqlDb(url: URL): Db {
-  const pool = mysql.createPool({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    database: decodeURIComponent(url.pathname.slice(1)),
-    connectionLimit: 10,
-    enableKeepAlive: true,
-    timezone: 'Z',
-    charset: 'utf8mb4_unicode_ci',
-  });
-  return {
-    async all<T>(sql: string, params: unknown[]) {
-      return (await pool.query(sql, params))[0] as T[];
-    },
-    async run(sql, params) {
-      await pool.query(sql, params);
-    },
-    iso: (value) => (value as Date).toISOString(),
-    stored: (date) => date,
-  };
-}
+type DocumentRow = Record<(typeof COLUMNS)[number], unknown> & { callerProjectRole?: string | null; total?: unknown };
 
-function sqliteDb(path: string): Db {
-  const db: SqliteDatabase = openSqlite(path, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
-  const prepared = (sql: string) => {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    return statement;
-  };
-  return {
-    async all<T>(sql: string, params: unknown[]) {
-      return prepared(sql).all(...params) as T[];
-    },
-    async run(sql, params) {
-      prepared(sql).run(...params);
-    },
-    iso: (value) => `${String(value).replace(' ', 'T')}Z`,
-    stored: (date) => date.toISOString().slice(0, 23).replace('T', ' '),
-  };
-}
-
-const databaseUrl = env.DATABASE_URL ?? '';
-const db = kind === 'sqlite' ? sqliteDb(databaseUrl.replace(/^sqlite:(\/\/)?/, '')) : mysqlDb(new URL(databaseUrl));
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Principal {
-  id: string;
-  permissions: Record<string, string[]>[];
-}
-
-async function authenticate(request: FastifyRequest): Promise<Principal> {
-  const header = request.headers.authorization;
-  if (!header?.startsWith('Bearer ')) throw new HttpError(401, 'unauthorized', 'Send a bearer token.');
-  let claims: jwt.JwtPayload;
-  try {
-    claims = verifyJwt(header.slice(7));
-  } catch {
-    throw new HttpError(401, 'unauthorized', 'The token is not valid.');
-  }
-  const user = callerFromRows(await db.all<Record<string, unknown>>(AUTH_CONTEXT_SQL, [claims.sub]));
-  if (!user || !user.isActive || user.tokenVersion !== claims.ver) {
-    throw new HttpError(401, 'unauthorized', 'The token is no longer valid.');
-  }
-  return { id: user.id, permissions: user.roles.map((role) => role.permissions) };
-}
-
-const holds = (user: Principal, resource: string, action: string) =>
-  user.permissions.some((permissions) => permissions[resource]?.includes(action));
-
-type DocumentRow = Record<(typeof DOCUMENT_COLUMNS)[number], unknown> & { callerProjectRole?: string | null };
-
-/** The service's DocumentDto, field for field. */
+/** The API's document, field for field. */
 function documentJson(row: DocumentRow) {
   return {
     id: row.id,
@@ -146,44 +71,148 @@ function documentJson(row: DocumentRow) {
     tags: JSON.parse(row.tags as string) as unknown,
     metadata: JSON.parse(row.metadata as string) as unknown,
     uploadedBy: row.uploadedBy,
-    createdAt: db.iso(row.createdAt),
-    updatedAt: db.iso(row.updatedAt),
+    createdAt: iso(row.createdAt as string),
+    updatedAt: iso(row.updatedAt as string),
     sha256: row.sha256,
   };
 }
 
+const DOCUMENT_BY_ID_SQL =
+  `SELECT ${columnsOf('d')}, pm.role AS callerProjectRole FROM documents d ` +
+  'LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? WHERE d.id = ? AND d.deletedAt IS NULL';
+
 /** A document the caller may read (member of its project, its uploader, documents:read), else 404. */
-async function readable(user: Principal, documentId: string): Promise<DocumentRow> {
-  const [row] = await db.all<DocumentRow>(documentByIdSql(), [user.id, documentId.toLowerCase()]);
-  if (!row || (row.callerProjectRole == null && row.uploadedBy !== user.id && !holds(user, 'documents', 'read'))) {
+async function readable(caller: Caller, documentId: string): Promise<DocumentRow> {
+  const [row] = await db.all<DocumentRow>(DOCUMENT_BY_ID_SQL, [caller.id, documentId.toLowerCase()]);
+  if (!row || (row.callerProjectRole == null && row.uploadedBy !== caller.id && !holds(caller, 'documents', 'read'))) {
     throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
   }
   return row;
 }
 
-const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+const app = createApp();
 await app.register(multipart, { limits: { fileSize: 4 * 1024 * 1024 * 1024, files: 1, fields: 120 } });
-
-app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _request, reply: FastifyReply) => {
-  if (error instanceof HttpError) return reply.status(error.status).send({ error: error.code, details: error.message });
-  if (error.validation) return reply.status(400).send({ error: 'validation_failed', details: error.message });
-  return reply.status(error.statusCode ?? 500).send({ error: 'internal_error', details: error.message });
-});
-
-app.get('/health/live', async () => ({ status: 'ok' }));
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-/** The service's search words: runs of letters and digits, all but the last at least 3 long. */
+/** The contract's search words: runs of letters and digits, all but the last at least 3 long. */
 function searchWords(q: string): string[] {
   const words = q.normalize('NFKC').match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
   return words.filter((word, index) => index === words.length - 1 || Array.from(word).length >= 3);
 }
 
+const SORTS = ['-updatedAt', 'updatedAt', '-createdAt', 'createdAt', 'title', '-title', 'relevance'] as const;
+type Sort = (typeof SORTS)[number];
+const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+/** ORDER BY of a sort on `alias` (ties by id in the same direction; relevance: best first, then id). */
+function orderBy(alias: string, sort: Sort): string {
+  if (sort === 'relevance') return `${alias}.relevance ${kind === 'mysql' ? 'DESC' : 'ASC'}, ${alias}.id ASC`;
+  const direction = sort.startsWith('-') ? 'DESC' : 'ASC';
+  return `${alias}.${sort.replace('-', '')} ${direction}, ${alias}.id ${direction}`;
+}
+
+/** A statement over the visible documents as disjoint parts: `all`, one per member project, the caller's uploads elsewhere. */
+type Part = [where: string, params: unknown[]];
+function visibleParts(caller: Caller, everything: boolean, projectIds: string[], projectId?: string): Part[] {
+  if (everything) return [projectId ? ['d.projectId = ?', [projectId]] : ['1 = 1', []]];
+  const parts: Part[] = projectIds
+    .filter((id) => !projectId || id === projectId)
+    .map((id) => ['d.projectId = ?', [id]]);
+  const elsewhere = projectIds.length ? ` AND d.projectId NOT IN (${marks(projectIds)})` : '';
+  parts.push([
+    `d.uploadedBy = ?${elsewhere}${projectId ? ' AND d.projectId = ?' : ''}`,
+    [caller.id, ...projectIds, ...(projectId ? [projectId] : [])],
+  ]);
+  return parts;
+}
+
+/** The list without words: the total as a sum of index-range counts, the page as a merge of per-part pages. */
+async function listPage(parts: Part[], sort: Sort, take: number, offset: number) {
+  const counts = parts.map(([where]) => `(SELECT COUNT(*) FROM documents d WHERE d.deletedAt IS NULL AND ${where})`);
+  const [{ total }] = await db.all<{ total: unknown }>(
+    `SELECT ${counts.join(' + ')} AS total`,
+    parts.flatMap(([, params]) => params),
+  );
+  if (offset >= Number(total)) return { rows: [], total: Number(total) };
+  const pages = parts.map(
+    ([where], index) =>
+      `SELECT * FROM (SELECT ${columnsOf('d')} FROM documents d WHERE d.deletedAt IS NULL AND ${where} ` +
+      `ORDER BY ${orderBy('d', sort)} LIMIT ?) p${index}`,
+  );
+  const rows = await db.all<DocumentRow>(
+    `SELECT ${columnsOf('u')} FROM (${pages.join(' UNION ALL ')}) u ORDER BY ${orderBy('u', sort)} LIMIT ? OFFSET ?`,
+    [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
+  );
+  return { rows, total: Number(total) };
+}
+
+const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
+const scopeToken = (prefix: 'p' | 'u', id: string) => `_${prefix}${id.replaceAll('-', '').toLowerCase()}`;
+
+/**
+ * The search, page and total in one statement. MariaDB: the words' MATCH (BOOLEAN MODE, the last word
+ * a prefix) on document_search, also requiring one of the caller's project tokens or their uploader
+ * token (document_search.scope) when they see only their projects: exactly the visible documents,
+ * found by the index; the relevance is the words' MATCH alone. SQLite: FTS5 with bm25().
+ */
+async function searchPage(
+  caller: Caller,
+  everything: boolean,
+  projectIds: string[],
+  words: string[],
+  projectId: string | undefined,
+  sort: Sort,
+  take: number,
+  offset: number,
+) {
+  const last = words.length - 1;
+  const where: string[] = ['d.deletedAt IS NULL'];
+  const params: unknown[] = [];
+  let select: string;
+  if (kind === 'mysql') {
+    const query = words.map((word, index) => `+${word}${index === last ? '*' : ''}`).join(' ');
+    const tokens = everything ? [] : [...projectIds.map((id) => scopeToken('p', id)), scopeToken('u', caller.id)];
+    select =
+      `SELECT ${columnsOf('d')}, ${SEARCH_MATCH} AS relevance FROM document_search s JOIN documents d ON d.id = s.documentId ` +
+      `WHERE ${SEARCH_MATCH} AND s.deletedAt IS NULL`;
+    params.push(query, tokens.length ? `${query} +(${tokens.join(' ')})` : query);
+  } else {
+    const query = words.map((word, index) => `"${word.replaceAll('"', '""')}"${index === last ? '*' : ''}`).join(' ');
+    select =
+      `SELECT ${columnsOf('d')}, bm25(documents_fts) AS relevance FROM documents_fts f ` +
+      'JOIN documents d ON d.rowid = f.rowid WHERE documents_fts MATCH ?';
+    params.push(query);
+    if (!everything) {
+      where.push(`(d.projectId IN (${marks(projectIds)}) OR d.uploadedBy = ?)`);
+      params.push(...projectIds, caller.id);
+    }
+  }
+  if (projectId) {
+    where.push('d.projectId = ?');
+    params.push(projectId);
+  }
+  const rows = await db.all<DocumentRow>(
+    `SELECT x.*, COUNT(*) OVER () AS total FROM (${select} AND ${where.join(' AND ')}) x ` +
+      `ORDER BY ${orderBy('x', sort)} LIMIT ? OFFSET ?`,
+    [...params, take, offset],
+  );
+  // An empty page past the first says nothing of the total: count.
+  const total = rows.length
+    ? Number(rows[0].total)
+    : offset === 0
+      ? 0
+      : Number(
+          (
+            await db.all<{ n: unknown }>(`SELECT COUNT(*) AS n FROM (${select} AND ${where.join(' AND ')}) x`, params)
+          )[0].n,
+        );
+  return { rows, total };
+}
+
 interface ListQuery {
   projectId?: string;
   q?: string;
-  sort?: DocumentSort;
+  sort?: Sort;
   page: number;
   limit: number;
 }
@@ -198,7 +227,7 @@ app.get<{ Querystring: ListQuery }>(
         properties: {
           projectId: { type: 'string', pattern: UUID },
           q: { type: 'string', minLength: 1, maxLength: 200 },
-          sort: { type: 'string', enum: [...DOCUMENT_SORTS] },
+          sort: { type: 'string', enum: [...SORTS] },
           page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
           limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         },
@@ -206,50 +235,22 @@ app.get<{ Querystring: ListQuery }>(
     },
   },
   async (request) => {
-    const user = await authenticate(request);
+    const caller = await authenticate(request);
     const { q, page, limit } = request.query;
     const words = q === undefined ? undefined : searchWords(q);
     const sort = request.query.sort ?? (words ? 'relevance' : '-updatedAt');
-    const filters = { projectId: request.query.projectId?.toLowerCase(), words };
-    let visibility: DocumentVisibility = holds(user, 'documents', 'read')
-      ? { all: true }
-      : {
-          all: false,
-          userId: user.id,
-          projectIds: (
-            await db.all<{ projectId: string }>(
-              'SELECT projectId FROM project_members WHERE userId = ? ORDER BY projectId',
-              [user.id],
-            )
-          ).map((row) => row.projectId),
-        };
+    if (sort === 'relevance' && !words?.length) throw new HttpError(400, 'validation_failed', 'relevance needs q');
+    const projectId = request.query.projectId?.toLowerCase();
+    const everything = holds(caller, 'documents', 'read');
+    const projectIds = everything
+      ? []
+      : (
+          await db.all<{ projectId: string }>('SELECT projectId FROM project_members WHERE userId = ?', [caller.id])
+        ).map((row) => row.projectId);
     const offset = (page - 1) * limit;
-    // The MariaDB search weighs its scope tokens first (as the service's repository does).
-    const estimate = pageCarriesTotal(kind, filters) ? searchScopeEstimateStatement(visibility, filters) : undefined;
-    if (estimate) {
-      const plan = await db.all<{ rows: unknown }>(...estimate);
-      const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
-      visibility = { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
-    }
-    const count = async () =>
-      Number((await db.all<{ total: unknown }>(...documentCountStatement(kind, visibility, filters)))[0]?.total ?? 0);
-    const read = () =>
-      db.all<DocumentRow>(...documentPageStatement(kind, visibility, filters, sort, limit + 1, offset));
-    let rows: DocumentRow[] = [];
-    let total: number;
-    if (pageCarriesTotal(kind, filters)) {
-      // The MariaDB search: page and total in one statement; an empty page past the first needs the count.
-      rows = await read();
-      total =
-        rows.length > 0
-          ? Number((rows[0] as DocumentRow & { total: unknown }).total)
-          : offset === 0
-            ? 0
-            : await count();
-    } else {
-      total = await count();
-      if (offset < total) rows = await read();
-    }
+    const { rows, total } = words?.length
+      ? await searchPage(caller, everything, projectIds, words, projectId, sort, limit + 1, offset)
+      : await listPage(visibleParts(caller, everything, projectIds, projectId), sort, limit + 1, offset);
     const pagination = { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor: null as string | null };
     if (rows.length === 0) return { documents: [], pagination };
     const documents = rows.slice(0, limit).map(documentJson);
@@ -257,7 +258,7 @@ app.get<{ Querystring: ListQuery }>(
     if (sort !== 'relevance' && rows.length > limit && last) {
       const column = sort.replace('-', '') as 'updatedAt' | 'createdAt' | 'title';
       const value = column === 'title' ? last.title : new Date(last[column]).getTime();
-      // The service's cursor format: base64url of {"s": sort, "v": value, "i": id}.
+      // The contract's cursor: base64url of {"s": sort, "v": value, "i": id}.
       pagination.nextCursor = Buffer.from(JSON.stringify({ s: sort, v: value, i: last.id })).toString('base64url');
     }
     return { documents, pagination };
@@ -418,10 +419,10 @@ app.post('/api/documents', async (request, reply) => {
     deletedBy: null,
   };
   await db.run(
-    `INSERT INTO documents (${DOCUMENT_COLUMNS.join(', ')}) VALUES (${DOCUMENT_COLUMNS.map(() => '?').join(', ')})`,
-    DOCUMENT_COLUMNS.map((column) => {
+    `INSERT INTO documents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+    COLUMNS.map((column) => {
       const value = document[column];
-      if (value instanceof Date) return db.stored(value);
+      if (value instanceof Date) return storedForm(value);
       return column === 'tags' || column === 'metadata' ? JSON.stringify(value) : value;
     }),
   );
@@ -431,14 +432,10 @@ app.post('/api/documents', async (request, reply) => {
       ...document,
       tags: '[]',
       metadata: '{}',
-      createdAt: db.stored(now),
-      updatedAt: db.stored(now),
+      createdAt: storedForm(now),
+      updatedAt: storedForm(now),
     }),
   };
 });
 
-const port = Number(env.PORT ?? 0);
-await app.listen({ port, host: env.HOST ?? '127.0.0.1' });
-process.on('SIGTERM', () => {
-  void app.close().then(() => process.exit(0));
-});
+await listen(app);

@@ -1,13 +1,5 @@
 // Settings of the documents bench (issue 11's performance part), read from the environment once.
-import type { BenchConfig } from '../config.js';
-
-function int(name: string, fallback: number, min = 0): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return Math.floor(value);
-}
+import { int, type BenchConfig } from '../config.js';
 
 export interface DocBenchConfig {
   /** `only`: run just the documents phases; `0`: skip them. */
@@ -31,8 +23,6 @@ export interface DocBenchConfig {
   duration: number;
   warmup: number;
   repeats: number;
-  /** MariaDB: stage 2 without the FULLTEXT trigger, its search rows added in bulk (measured: no faster). */
-  bulkSearch: boolean;
   /**
    * MariaDB innodb_buffer_pool_size (MiB) for the phase, set with SET GLOBAL and restored after; 0
    * leaves the server's. A production server's pool holds the working set; the default 128 MB does
@@ -71,7 +61,6 @@ export function loadDocBenchConfig(config: BenchConfig): DocBenchConfig {
     duration: int('BENCH_DOC_DURATION', 5, 1),
     warmup: int('BENCH_DOC_WARMUP', 1, 0),
     repeats: int('BENCH_DOC_REPEATS', 2, 1),
-    bulkSearch: process.env.BENCH_DOC_BULK_SEARCH === '1',
     bufferPoolMb: int('BENCH_DOC_BUFFER_POOL_MB', 2048, 0),
     // Separate from the notification bench's data, so each phase owns (and drops) its own.
     mysqlDatabase: `${config.mysqlDatabase}_docs`,

@@ -2,7 +2,6 @@
 // documents with realistic titles. Deterministic, so both databases and every run get the same data.
 import { createHash } from 'node:crypto';
 import { identityKey } from '../../src/common/text/identity-key.js';
-import { DOCUMENT_COLUMNS as SERVICE_DOCUMENT_COLUMNS } from './doc-statements.js';
 import { sqlDate, type Row } from '../datagen.js';
 import { rng } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
@@ -24,7 +23,28 @@ export const DOC_USER_ROLE_COLUMNS = ['userId', 'roleId'];
 export const DOC_PROJECT_COLUMNS = ['id', 'name', 'description', 'createdAt'];
 export const DOC_MEMBER_COLUMNS = ['projectId', 'userId', 'role', 'createdAt'];
 export const DOC_TYPE_COLUMNS = ['id', 'name', 'nameKey', 'description', 'createdAt'];
-export const DOC_DOCUMENT_COLUMNS: string[] = [...SERVICE_DOCUMENT_COLUMNS];
+/** Every column of `documents` (the migrations'), in the order docDocumentRows() gives them. */
+export const DOC_DOCUMENT_COLUMNS = [
+  'id',
+  'projectId',
+  'documentTypeId',
+  'title',
+  'description',
+  'fileName',
+  'fileSize',
+  'mimeType',
+  'currentVersion',
+  'status',
+  'tags',
+  'metadata',
+  'uploadedBy',
+  'rowVersion',
+  'createdAt',
+  'updatedAt',
+  'sha256',
+  'deletedAt',
+  'deletedBy',
+];
 
 const hex12 = (value: number) => value.toString(16).padStart(12, '0');
 /** Own id ranges (first group), apart from the notification bench's b000000x ids. */

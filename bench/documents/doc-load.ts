@@ -2,8 +2,8 @@
 // triggers and the list indexes are the service's) with multi-row INSERTs, triggers in place.
 import type { BenchConfig } from '../config.js';
 import { adminConnection, bulkInsertMysql, createMysqlSchema, type LoadTimes } from '../load-mysql.js';
-import { createSqliteSchema, removeSqlite } from '../load-sqlite.js';
-import { openSqlite, type SqliteDatabase } from '../sqlite.js';
+import { bulkInsertSqlite, createSqliteSchema, removeSqlite } from '../load-sqlite.js';
+import { openSqlite } from '../sqlite.js';
 import type { Row } from '../datagen.js';
 import { log } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
@@ -54,56 +54,21 @@ export async function loadMysqlDocBase(config: BenchConfig, plan: DocPlan): Prom
   }
 }
 
-const SEARCH_TRIGGER = 'trg_documents_search_insert';
-
-/**
- * One stage of documents. With `triggerOn` the service's FULLTEXT trigger fills document_search
- * row by row (what production does); otherwise the trigger is set aside for the load, the search
- * rows of the new documents are added by one INSERT ... SELECT, and the trigger is put back from
- * its own SHOW CREATE TRIGGER text (so it stays exactly the migration's).
- */
-export async function loadMysqlDocuments(
-  config: BenchConfig,
-  plan: DocPlan,
-  stage: 1 | 2,
-  times: LoadTimes,
-  triggerOn = true,
-): Promise<void> {
+/** One stage of documents, the service's FULLTEXT trigger filling document_search row by row (as production does). */
+export async function loadMysqlDocuments(config: BenchConfig, plan: DocPlan, stage: 1 | 2, times: LoadTimes) {
   const total = documentsInStage(plan, stage);
   if (total === 0) return;
   const connection = await adminConnection(config, config.mysqlDatabase);
   try {
-    const step = `documents stage ${stage} (${triggerOn ? 'FULLTEXT trigger on' : 'search rows added in bulk'})`;
+    const step = `documents stage ${stage} (FULLTEXT trigger on)`;
     const started = performance.now();
-    let trigger: string | undefined;
-    if (!triggerOn) {
-      const [[shown]] = (await connection.query(`SHOW CREATE TRIGGER ${SEARCH_TRIGGER}`)) as unknown as [
-        Record<string, string>[],
-      ];
-      trigger = shown['SQL Original Statement'];
-      await connection.query(`DROP TRIGGER ${SEARCH_TRIGGER}`);
-    }
-    try {
-      await bulkInsertMysql(connection, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, stage), {
-        batch: 1000,
-        total,
-        label: step,
-        // Smaller transactions: the FULLTEXT index caches a transaction's words until COMMIT.
-        commitRows: 20_000,
-      });
-    } finally {
-      if (trigger) {
-        const filled = performance.now();
-        await connection.query(
-          // The columns the insert trigger copies (migration DocumentSearchScope).
-          'INSERT INTO document_search (documentId, title, description, fileName, tags, deletedAt, scope) ' +
-            "SELECT d.id, d.title, d.description, d.fileName, d.tags, d.deletedAt, CONCAT('_p', LOWER(REPLACE(d.projectId, '-', '')), ' _u', LOWER(REPLACE(d.uploadedBy, '-', ''))) FROM documents d " +
-            'LEFT JOIN document_search s ON s.documentId = d.id WHERE s.documentId IS NULL',
-        );
-        await connection.query(trigger);
-        log(`  search rows added in bulk, trigger restored: ${((performance.now() - filled) / 1000).toFixed(1)} s`);
-      }
-    }
+    await bulkInsertMysql(connection, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, stage), {
+      batch: 1000,
+      total,
+      label: step,
+      // Smaller transactions: the FULLTEXT index caches a transaction's words until COMMIT.
+      commitRows: 20_000,
+    });
     record(times, step, total, (performance.now() - started) / 1000);
     const analyzed = performance.now();
     await connection.query('ANALYZE TABLE documents, document_search, project_members');
@@ -111,35 +76,6 @@ export async function loadMysqlDocuments(
   } finally {
     await connection.end();
   }
-}
-
-const ROWS_PER_STATEMENT = 50;
-
-function bulkInsertSqlite(db: SqliteDatabase, table: string, columns: string[], rows: Iterable<Row>): number {
-  const tuple = `(${columns.map(() => '?').join(',')})`;
-  const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES `;
-  const many = db.prepare(head + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(','));
-  const one = db.prepare(head + tuple);
-  let done = 0;
-  let buffer: Row = [];
-  let buffered = 0;
-  db.exec('BEGIN');
-  for (const row of rows) {
-    for (const value of row) buffer.push(value);
-    if (++buffered === ROWS_PER_STATEMENT) {
-      many.run(...buffer);
-      buffer = [];
-      buffered = 0;
-      done += ROWS_PER_STATEMENT;
-      if (done % 100_000 === 0) {
-        db.exec('COMMIT');
-        db.exec('BEGIN');
-      }
-    }
-  }
-  for (let i = 0; i < buffered; i++) one.run(...buffer.slice(i * columns.length, (i + 1) * columns.length));
-  db.exec('COMMIT');
-  return done + buffered;
 }
 
 export async function createSqliteDocSchema(config: BenchConfig): Promise<void> {
@@ -164,13 +100,10 @@ export function loadSqliteDocs(config: BenchConfig, plan: DocPlan, part: 'base' 
       bulkInsertSqlite(db, 'document_types', DOC_TYPE_COLUMNS, docTypeRows(plan));
       return;
     }
-    const started = performance.now();
-    const rows = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part));
-    const seconds = (performance.now() - started) / 1000;
-    record(times, `documents stage ${part} (FTS5 trigger on)`, rows, seconds);
-    log(
-      `  SQLite documents stage ${part}: ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en-US')} rows/s, FTS5 trigger on)`,
-    );
+    const rows = documentsInStage(plan, part);
+    const label = `documents stage ${part} (FTS5 trigger on)`;
+    const seconds = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part), rows, label);
+    record(times, label, rows, seconds);
     db.exec('ANALYZE');
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

@@ -2,18 +2,14 @@
 // projects, memberships and documents, measures the list's growth (stage 1 -> full), checks the
 // list's plans, then runs list / by project / search / read / upload / download scenarios against
 // bench/documents/doc-baseline-server.ts, back to back, in the same run.
-import { createSecretKey } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import jwt from 'jsonwebtoken';
 import type { BenchConfig } from '../config.js';
-import type { ExplainEntry } from '../explain.js';
 import { adminConnection, dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
 import { removeSqlite } from '../load-sqlite.js';
-import { runScenario, type Scenario, type ScenarioResult } from '../scenarios.js';
+import { runScenario, signToken, type Scenario, type ScenarioResult } from '../scenarios.js';
 import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
-import { openSqlite } from '../sqlite.js';
 import { cpuSeconds, fmt, freePort, httpJson, log, median, procStatusKb, resetPeakRss, rssSampler } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
 import {
@@ -27,7 +23,6 @@ import {
   memberProjects,
   type DocPlan,
 } from './doc-datagen.js';
-import { explainDocumentsMysql, explainDocumentsSqlite } from './doc-explain.js';
 import {
   createSqliteDocSchema,
   docDatabaseConfig,
@@ -44,6 +39,7 @@ export interface DocumentPhaseContext {
   /** Root of the private dist/ copy the bench runs from. */
   root: string;
   serviceMain: string;
+  serviceBMain?: string;
   probe: string;
   loadWorker: string;
   nodeFlags: string[];
@@ -92,7 +88,6 @@ export interface DocumentPhaseResults {
   sizes?: Record<string, { rows: number; dataMb: number; indexMb: number }>;
   /** MariaDB innodb_buffer_pool_size during the phase (MiB). */
   bufferPoolMb?: number;
-  explain: ExplainEntry[];
   growth: { name: string; stage1Rows: number; fullRows: number; stage1: ScenarioResult; full?: ScenarioResult }[];
   scenarios: ScenarioResult[];
   transfers: TransferScenarioResult[];
@@ -107,38 +102,36 @@ function wanted(config: BenchConfig, name: string): boolean {
 }
 
 function signDocTokens(config: BenchConfig, users: number): string[] {
-  const key = createSecretKey(Buffer.from(config.jwtSecret));
-  return Array.from({ length: users + 1 }, (_, k) =>
-    jwt.sign({ sub: docUserId(k), ver: 0 }, key, {
-      algorithm: 'HS256',
-      issuer: config.issuer,
-      audience: config.audience,
-      expiresIn: '12h',
-    }),
-  );
+  return Array.from({ length: users + 1 }, (_, k) => signToken(config, docUserId(k)));
 }
 
-type Pair = { service: ServerHandle; baseline: ServerHandle };
+type Pair = { service: ServerHandle; serviceB?: ServerHandle; baseline: ServerHandle };
 
 async function startDocPair(ctx: DocumentPhaseContext, databaseUrl: string): Promise<Pair> {
   const { doc } = ctx;
   mkdirSync(doc.storageDir, { recursive: true });
-  const servicePort = await freePort();
-  const service = await startServer({
-    name: 'service',
-    script: ctx.serviceMain,
-    cwd: ctx.root,
-    port: servicePort,
-    env: {
-      ...ctx.serviceEnv(databaseUrl, servicePort),
-      STORAGE_DIR: doc.storageDir,
-      // Room for the big upload and the download file.
-      UPLOAD_MAX_BYTES: String(Math.max(doc.bigUploadBytes, doc.downloadBytes, doc.uploadBytes) + 1048576),
-    },
-    probePath: ctx.probe,
-    nodeFlags: ctx.nodeFlags,
-  });
+  const startService = async (name: string, script: string) => {
+    const port = await freePort();
+    return startServer({
+      name,
+      script,
+      cwd: ctx.root,
+      port,
+      env: {
+        ...ctx.serviceEnv(databaseUrl, port),
+        STORAGE_DIR: doc.storageDir,
+        // Room for the big upload and the download file.
+        UPLOAD_MAX_BYTES: String(Math.max(doc.bigUploadBytes, doc.downloadBytes, doc.uploadBytes) + 1048576),
+      },
+      probePath: ctx.probe,
+      nodeFlags: ctx.nodeFlags,
+    });
+  };
+  const service = await startService('service', ctx.serviceMain);
+  let serviceB: ServerHandle | undefined;
   try {
+    // The A/B build (BENCH_SERVICE_B_MAIN) takes part in the read scenarios.
+    if (ctx.serviceBMain) serviceB = await startService('serviceB', ctx.serviceBMain);
     const baselinePort = await freePort();
     const baseline = await startServer({
       name: 'baseline',
@@ -161,15 +154,17 @@ async function startDocPair(ctx: DocumentPhaseContext, databaseUrl: string): Pro
     log(
       `[${ctx.kind} documents] service pid ${service.pid} (idle RSS ${fmt(rssMb(service.pid), 0)} MB), baseline pid ${baseline.pid} (${fmt(rssMb(baseline.pid), 0)} MB)`,
     );
-    return { service, baseline };
+    return { service, serviceB, baseline };
   } catch (error) {
     await service.stop();
+    await serviceB?.stop();
     throw error;
   }
 }
 
 async function stopPair(pair: Pair): Promise<void> {
   await pair.service.stop();
+  await pair.serviceB?.stop();
   await pair.baseline.stop();
 }
 
@@ -430,7 +425,6 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     downloadBytes: doc.downloadBytes,
     load: {},
     loadSeconds: 0,
-    explain: [],
     growth: [],
     scenarios: [],
     transfers: [],
@@ -459,7 +453,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     const scenarios = readScenarios(phaseCtx, plan, tokens);
     const growthNames = ['doc-list-typical', 'doc-list-project'].filter((name) => wanted(config, name));
     const stage1Results = new Map<string, ScenarioResult>();
-    if (growthNames.length && stage1 < doc.rows) {
+    if (ctx.config.growth && growthNames.length && stage1 < doc.rows) {
       const pair = await startDocPair(phaseCtx, databaseUrl);
       try {
         for (const name of growthNames) {
@@ -481,26 +475,11 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
       }
     }
     t0 = performance.now();
-    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load, !doc.bulkSearch);
+    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load);
     else loadSqliteDocs(config, plan, 2, results.load);
     results.loadSeconds += (performance.now() - t0) / 1000;
     log(`[${kind} documents] data loaded in ${results.loadSeconds.toFixed(0)} s`);
-    if (kind === 'mysql') {
-      results.sizes = await mysqlTableSizes(config);
-      results.explain = await explainDocumentsMysql(config, plan);
-    } else {
-      const reader = openSqlite(config.sqlitePath, { readonly: true });
-      try {
-        results.explain = explainDocumentsSqlite(reader, plan);
-      } finally {
-        reader.close();
-      }
-    }
-    for (const entry of results.explain) {
-      log(`  EXPLAIN ${entry.database} ${entry.shape}${entry.fails ? '  <-- FAILS' : ''}`);
-      for (const line of entry.plan) log(`      ${line}`);
-      if (entry.flags.length) log(`      flags: ${entry.flags.join('; ')}`);
-    }
+    if (kind === 'mysql') results.sizes = await mysqlTableSizes(config);
 
     const pair = await startDocPair(phaseCtx, databaseUrl);
     try {

@@ -51,29 +51,8 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
         `${growth.name} p50 at ${growth.fullRows} / ${growth.stage1Rows} documents <= 1.2`,
         p50,
         (v) => v <= 1.2,
-        `${fmtRatio(p50)} (${fmt(growth.stage1.service.p50, 2)} -> ${fmt(growth.full?.service.p50 ?? NaN, 2)} ms; baseline, same SQL: ${fmtRatio(control)})`,
+        `${fmtRatio(p50)} (${fmt(growth.stage1.service.p50, 2)} -> ${fmt(growth.full?.service.p50 ?? NaN, 2)} ms; baseline: ${fmtRatio(control)})`,
       );
-    }
-    const lists = db.explain.filter((e) => e.shape.includes('page 1') && !e.shape.startsWith('search'));
-    if (lists.length) {
-      const failing = lists.filter((e) => e.fails);
-      const counts = db.explain
-        .filter((e) => e.shape.includes('count') && e.rowsRead !== undefined)
-        .map((e) => `${e.shape} reads ${e.rowsRead}`);
-      targets.push({
-        id: `doc-explain-${db.database}`,
-        description: `${name}: document list page 1 (typical user, by projectId): no scan or filesort beyond the page`,
-        measured:
-          (failing.length
-            ? failing.map((e) => `${e.shape}: ${e.flags.join(', ')}`).join('; ')
-            : `${lists.length} shapes checked: index ranges only, ${
-                lists
-                  .map((e) => (e.rowsRead === undefined ? '' : `${e.shape} reads ${e.rowsRead} entries`))
-                  .filter(Boolean)
-                  .join(', ') || 'no scan'
-              }`) + (counts.length ? ` (counts: ${counts.join(', ')})` : ''),
-        met: failing.length === 0,
-      });
     }
     const search = scenario('doc-search');
     ratioTarget('doc-search', 'Search q (a word in 0.5% of the documents)', 0.85);
@@ -212,16 +191,6 @@ export function documentMarkdown(documents: DocumentResults | undefined): string
       );
     }
     out.push('');
-    if (db.explain.length) {
-      out.push('### Document list query plans');
-      out.push('');
-      for (const e of db.explain) {
-        out.push(`- **${e.shape}**${e.fails ? ' — FAILS' : ''}${e.flags.length ? ` (${e.flags.join('; ')})` : ''}`);
-        out.push(`  - \`${e.sql.slice(0, 400).replace(/`/g, "'")}\``);
-        for (const p of e.plan) out.push(`  - ${p}`);
-      }
-      out.push('');
-    }
   }
   return out;
 }

@@ -3,17 +3,15 @@
 // unread notifications, a project of 5,000 members, a project the stream changes happen in, and
 // pending e-mails. See bench/README.md ("Inbox").
 import { fork } from 'node:child_process';
-import { createSecretKey } from 'node:crypto';
 import { join } from 'node:path';
-import jwt from 'jsonwebtoken';
 import type mysql from 'mysql2/promise';
 import { SMTPServer } from 'smtp-server';
 import { identityKey } from '../../src/common/text/identity-key.js';
-import type { BenchConfig } from '../config.js';
+import { int, type BenchConfig } from '../config.js';
 import { NOTIFICATION_COLUMNS, USER_COLUMNS, sqlDate, userId, username, type DataPlan, type Row } from '../datagen.js';
 import { adminConnection, bulkInsertMysql, mysqlUrl } from '../load-mysql.js';
 import { measure } from '../loadrun.js';
-import { describeRun, runScenario, type Scenario } from '../scenarios.js';
+import { describeRun, runScenario, signToken, type Scenario } from '../scenarios.js';
 import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
 import { cpuSeconds, fmt, freePort, httpJson, log, percentile, sleep } from '../util.js';
 import type { InboxResults, LatencySummary } from './inbox-results.js';
@@ -30,13 +28,6 @@ export function inboxSelected(config: BenchConfig, name?: string): boolean {
 /** BENCH_SCENARIOS names inbox scenarios and nothing else (the list/update/login part is skipped). */
 export function inboxOnly(config: BenchConfig): boolean {
   return Boolean(config.scenarios?.every((s) => s === 'inbox' || INBOX_SCENARIOS.includes(s)));
-}
-
-function int(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw ? Number(raw.replace(/_/g, '')) : fallback;
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0`);
-  return Math.floor(value);
 }
 
 /** Sizes of the inbox phase (defaults are the issue's figures). */
@@ -68,15 +59,6 @@ const ids = {
   notification: (n: number) => `b0000007-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
   project: (n: number) => `b0000008-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
 };
-
-function sign(config: BenchConfig, sub: string): string {
-  return jwt.sign({ sub, ver: 0 }, createSecretKey(Buffer.from(config.jwtSecret)), {
-    algorithm: 'HS256',
-    issuer: config.issuer,
-    audience: config.audience,
-    expiresIn: '12h',
-  });
-}
 
 function summary(values: number[]): LatencySummary {
   const sorted = Float64Array.from(values).sort();
@@ -234,7 +216,7 @@ async function readAll(
     total: settings.readAllRows,
     label: 'read-all notifications (unread, triggers on)',
   });
-  const token = sign(config, reader);
+  const token = signToken(config, reader);
   const typical = tokens.slice(1, config.probeUsers + 1);
   const listJob = {
     url: service.url,
