@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { SqlTransaction } from '../database/sql-runner.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { AuditContext } from './audit-context.js';
 import type { AuditChanges, AuditEvent } from './entities/audit-event.entity.js';
 import { AuditRepository } from './audit.repository.js';
 
-/** Where an event is written: the Tx of the change it records (SqlTransaction only until its last caller moves). */
-export type AuditTransaction = Tx | SqlTransaction;
+/** Where an event is written: the Tx of the change it records. */
+export type AuditTransaction = Tx;
 
 /** What a feature says about its change; who and from where come from the AuditContext. */
 export interface AuditRecord {
@@ -32,9 +31,7 @@ export class AuditTrail {
   ) {}
 
   async record(tx: AuditTransaction, context: AuditContext, event: AuditRecord): Promise<void> {
-    const row = this.row(context, event);
-    if ('execute' in tx) await tx.execute(...this.events.insertStatement(row));
-    else await this.events.insert(tx, row);
+    await this.events.insert(tx, this.row(context, event));
   }
 
   /** An event that records no change of its own (a login attempt): a transaction of its own. */

@@ -28,11 +28,6 @@ export class AuditRepository {
     await tx.getRepository(AuditEvent).insert(insertable(event));
   }
 
-  /** The same INSERT as SQL and parameters, for a caller still on the legacy SqlRunner transaction. */
-  insertStatement(event: AuditEvent): [string, unknown[]] {
-    return this.events.createQueryBuilder().insert().into(AuditEvent).values(insertable(event)).getQueryAndParameters();
-  }
-
   /** One page, newest first (at, then id, descending), and the number of matching events. */
   async list(
     filter: AuditFilter,

@@ -10,7 +10,6 @@ import { sessionUser, type TokenSession, type VerifiedToken } from './token-sess
 
 interface AuthRequest {
   user?: AuthenticatedUser;
-  tokenSession?: TokenSession;
 }
 
 /**
@@ -43,7 +42,6 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     const session = await this.verifiedSession(context, request);
     const user = await this.authenticate(session);
     request.user = user;
-    request.tokenSession = session;
     if (access.kind === 'permission') {
       if (!holds(user, access.permission)) {
         throw new ApiError('forbidden', `This operation needs the ${access.permission} permission.`);

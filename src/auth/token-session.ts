@@ -2,10 +2,7 @@ import { ApiError } from '../common/errors/error-codes.js';
 import type { AuthContext } from '../users/users.repository.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 
-/**
- * What a verified token says on a route whose own statement checks the session: whose it is and
- * the token version it was issued with. The route's statement checks both against the user row.
- */
+/** What a verified token says: whose it is and the token version it was issued with. */
 export interface TokenSession {
   readonly userId: string;
   readonly tokenVersion: number;

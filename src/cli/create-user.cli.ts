@@ -12,7 +12,7 @@ const USAGE = `Usage: npm run user:create -- --username NAME --email ADDRESS --f
 The password is read from NEW_USER_PASSWORD if set, else from the first line of standard input.`;
 
 // The API's own pipe and DTO rules, so a refusal prints the details POST /api/users would answer.
-const validation = createValidationPipe({ checkedRequestValues: false });
+const validation = createValidationPipe();
 const validated = async (input: object): Promise<CreateUserByRoleNamesDto> =>
   (await validation.transform(input, { type: 'body', metatype: CreateUserByRoleNamesDto })) as CreateUserByRoleNamesDto;
 

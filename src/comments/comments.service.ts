@@ -4,6 +4,7 @@ import type { AuditContext } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import { codePointLength } from '../common/text/unicode.js';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../common/pagination/keyset-cursor.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentParticipants } from '../documents/document-participants.service.js';
@@ -177,8 +178,9 @@ export function canContribute(
 }
 
 function excerpt(body: string): string {
-  const points = [...body];
-  return points.length <= EXCERPT_LENGTH ? body : `${points.slice(0, EXCERPT_LENGTH - 1).join('')}…`;
+  if (codePointLength(body) <= EXCERPT_LENGTH) return body;
+  const points = Array.from(body);
+  return `${points.slice(0, EXCERPT_LENGTH - 1).join('')}…`;
 }
 
 function notFound(id: string): ApiError {

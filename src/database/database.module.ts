@@ -4,7 +4,6 @@ import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { databaseConfig } from '../config/configuration.js';
 import { buildDataSourceOptions } from './data-source-options.js';
-import { SqlRunner } from './sql-runner.js';
 import { MysqlDurabilityCheck } from './mysql-durability.check.js';
 import { Transactions } from './transactions.js';
 
@@ -14,7 +13,7 @@ export interface DatabaseSchema {
   migrations: NonNullable<DataSourceOptions['migrations']>;
 }
 
-/** Global: every feature's repository reads through the same connection and SQL runner. */
+/** Global: every feature's repository reads through the same connection and one transaction API. */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -33,8 +32,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [MysqlDurabilityCheck, SqlRunner, Transactions],
-      exports: [SqlRunner, Transactions],
+      providers: [MysqlDurabilityCheck, Transactions],
+      exports: [Transactions],
     };
   }
 }

@@ -8,7 +8,7 @@ import type { FileStore } from '../storage/file-store.js';
 import { readMultipartUpload, type MultipartUpload } from '../storage/multipart-upload.js';
 
 /** The global pipe's rules for values built from form fields (it checks what request hooks would). */
-const validation = createValidationPipe({ checkedRequestValues: false });
+const validation = createValidationPipe();
 
 export interface UploadFormOptions<T> {
   dto: Type<T>;

@@ -44,7 +44,7 @@ const DEMO_USERS = [
   { username: 'erin', firstName: 'Erin', lastName: 'Editor', roles: ['editor', 'user'] },
 ] as const;
 
-const userValidation = createValidationPipe({ checkedRequestValues: false });
+const userValidation = createValidationPipe();
 
 /** Notifications per (status, type) pair for alice: 4 x 4 x 4 = 64, more than three default pages. */
 const PER_PAIR_FOR_MAIN_USER = 4;

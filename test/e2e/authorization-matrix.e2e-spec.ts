@@ -88,7 +88,7 @@ export const MATRIX: Row[] = [
   { method: 'POST', route: '/api/auth/login', rule: 'public', body: {}, expected: everyone(400) },
   { method: 'GET', route: '/api/auth/me', rule: 'authenticated', expected: anyUser(200) },
   { method: 'POST', route: '/api/auth/password', rule: 'authenticated', body: {}, expected: anyUser(400) },
-  { method: 'GET', route: '/api/notifications', rule: 'session-in-query', expected: anyUser(200) },
+  { method: 'GET', route: '/api/notifications', rule: 'authenticated', expected: anyUser(200) },
   {
     method: 'GET',
     route: '/api/notifications/unread-count',

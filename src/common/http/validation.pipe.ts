@@ -16,7 +16,7 @@ function flatten(errors: ValidationError[], prefix = ''): string[] {
  * Nest's ValidationPipe as configured once for the whole service; failures become validation_failed.
  * The argument is ignored (kept so that callers written for the former signature still compile).
  */
-export function createValidationPipe(_formerOptions?: { checkedRequestValues: boolean }): ValidationPipe {
+export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
