@@ -71,7 +71,7 @@ export class CommentsService {
       editedAt: null,
     };
     const { document } = access;
-    const payload = { title: document.title, commentId: comment.id, excerpt: excerpt(body), mentioned };
+    const payload = { title: document.title, commentId: comment.id, excerpt: excerpt(body) };
     await this.transactions.run(async (tx) => {
       await this.comments.insert(tx, comment);
       await this.participants.add(tx, documentId, user.id);
@@ -81,7 +81,8 @@ export class CommentsService {
         projectId: document.projectId,
         documentId,
         subjectUserId: null,
-        payload,
+        // The mentioned hear of it through their own event.
+        payload: { ...payload, mentioned },
       });
       for (const userId of mentioned) {
         await this.outbox.append(tx, {
