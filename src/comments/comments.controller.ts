@@ -18,6 +18,7 @@ import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { CommentsService } from './comments.service.js';
 import { CommentBodyDto, CommentDto, CommentListResponseDto, ListCommentsQueryDto } from './dto/comment.dto.js';
@@ -57,6 +58,7 @@ export class CommentsController {
   }
 
   @Post('documents/:documentId/comments')
+  @Idempotent()
   @ApiOperation({
     summary: 'Comment on a document',
     description:

@@ -1,3 +1,4 @@
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { Controller, Get, Head, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import {
@@ -119,6 +120,7 @@ export class DocumentFilesController {
   ) {}
 
   @Post()
+  @Idempotent()
   @RouteConfig(MULTIPART_UPLOAD_ROUTE)
   @ApiErrors(507, ['insufficient_storage', 'The file store is full; nothing was kept. Try again later.'])
   @ApiOperation({

@@ -1,18 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Put,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -29,6 +15,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import { BearerToken } from '../common/http/bearer-token.decorator.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
@@ -175,7 +162,7 @@ export class NotificationsController {
   @ApiCommonErrors()
   createStreamTicket(
     @CurrentUser() user: AuthenticatedUser,
-    @Headers('authorization') authorization: string,
+    @BearerToken() authorization: string | undefined,
   ): Promise<StreamTicketDto> {
     return this.notifications.createStreamTicket(user.id, this.streams.tokenOf(authorization));
   }
@@ -211,7 +198,7 @@ export class NotificationsController {
   @ApiCommonErrors()
   async stream(
     @Query() query: StreamQueryDto,
-    @Headers('authorization') authorization: string | undefined,
+    @BearerToken() authorization: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {

@@ -40,8 +40,9 @@ export class ReadAllDto {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    example: '2026-10-02T14:00:00.000Z',
-    description: 'Only notifications created at or before this instant (never later than the request itself)',
+    description:
+      'Only notifications created at or before this instant (never later than the request itself); ' +
+      'leave it out to mark everything unread up to now',
   })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'before must be an ISO 8601 date-time, e.g. 2026-10-02T14:00:00Z' })
