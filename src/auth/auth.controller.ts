@@ -9,13 +9,13 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
-import { CurrentUser } from './current-user.decorator.js';
+import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { Authenticated, Public } from '../common/http/route-access.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { errorExamples } from '../common/errors/error-examples.js';
 import { UserEnvelopeDto } from '../users/dto/user-response.dto.js';
 import { AuthService } from './auth.service.js';
-import type { AuthenticatedUser } from './authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ChangePasswordDto, TokenResponseDto } from './dto/change-password.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponseDto } from './dto/login-response.dto.js';

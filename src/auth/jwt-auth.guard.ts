@@ -5,7 +5,7 @@ import type { Permission } from '../common/authz/permission-catalogue.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
 import { UsersService } from '../users/users.service.js';
-import { hasPermission, type AuthenticatedUser } from './authenticated-user.js';
+import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { sessionUser, type TokenSession, type VerifiedToken } from './token-session.js';
 
 interface AuthRequest {

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/error-codes.js';
 import type { AuthContext } from '../users/users.repository.js';
-import type { AuthenticatedUser } from './authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 
 /** What a verified token says: whose it is and the token version it was issued with. */
 export interface TokenSession {

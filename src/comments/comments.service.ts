@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AuditContext } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.js';
-import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { codePointLength } from '../common/text/unicode.js';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../common/pagination/keyset-cursor.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { DomainEvent, DomainEventType } from '../events/domain-event.js';
 import { DocumentHistory, type DocumentHistoryAction, type FieldChange } from './entities/document-history.entity.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { FileStore, type OpenedFile } from '../storage/file-store.js';

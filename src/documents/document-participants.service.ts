@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
 import { Role } from '../users/entities/role.entity.js';

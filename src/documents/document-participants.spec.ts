@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { documentChange } from './document-change.js';
 import { currentReaders } from './document-participants.service.js';

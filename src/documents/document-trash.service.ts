@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { CLI_AUDIT_CONTEXT, type AuditContext } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.js';
-import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { storageConfig } from '../config/configuration.js';
 import { Transactions, type Tx } from '../database/transactions.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { documentChange, type ChangeDescription } from './document-change.js';
 import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';

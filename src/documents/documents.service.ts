@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { checkIfMatch } from './document-change.js';

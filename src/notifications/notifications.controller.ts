@@ -14,9 +14,9 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { BearerToken } from '../common/http/bearer-token.decorator.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Authenticated, Public } from '../common/http/route-access.js';

@@ -15,8 +15,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
+import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';

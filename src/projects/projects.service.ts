@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AuditContext } from '../audit/audit-context.js';
 import { AuditTrail, changedFields } from '../audit/audit-trail.js';
-import { hasPermission, type AuthenticatedUser } from '../auth/authenticated-user.js';
+import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { CreateProjectDto, UpdateProjectDto } from './dto/project-input.dto.js';

@@ -1,4 +1,5 @@
-import type { RolePermissions } from '../users/entities/role.entity.js';
+/** A role's permissions as stored: resource -> actions. */
+type RolePermissions = Record<string, string[]>;
 
 /** What the guard attaches to a request: enough to authorize, nothing secret. */
 export interface AuthenticatedUser {
