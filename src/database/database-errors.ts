@@ -29,3 +29,8 @@ export function isRetryableConflict(error: unknown): boolean {
   const code = driverCode(error);
   return code !== undefined && RETRYABLE_CODES.has(code);
 }
+
+/** Another connection holds SQLite's write lock, or this one's snapshot is stale. */
+export function isBusySqlite(error: unknown): boolean {
+  return driverCode(error)?.startsWith('SQLITE_BUSY') ?? false;
+}

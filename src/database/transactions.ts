@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type EntityManager } from 'typeorm';
-import { isRetryableConflict } from './database-errors.js';
+import { isBusySqlite, isRetryableConflict } from './database-errors.js';
 
 /** The handle every repository write takes: TypeORM's EntityManager of the open transaction. */
 export type Tx = EntityManager;
@@ -11,8 +11,10 @@ export interface TransactionOptions {
   readCommitted?: boolean;
 }
 
-/** Attempts of one transaction before a conflict reaches the caller (as 503 with Retry-After). */
+/** Attempts of one transaction before a deadlock or certification conflict reaches the caller (503). */
 export const TRANSACTION_ATTEMPTS = 4;
+/** Attempts while another process holds SQLite's write lock: about three seconds of short waits. */
+export const SQLITE_BUSY_ATTEMPTS = 30;
 
 /**
  * The one transaction API. `run(work)` opens a transaction with TypeORM, hands `work` its
@@ -32,7 +34,8 @@ export class Transactions {
       try {
         return await this.once(work, options);
       } catch (error) {
-        if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableConflict(error)) throw error;
+        const attempts = isBusySqlite(error) ? SQLITE_BUSY_ATTEMPTS : TRANSACTION_ATTEMPTS;
+        if (attempt >= attempts || !isRetryableConflict(error)) throw error;
         await sleep(backoffMs(attempt));
       }
     }
@@ -51,7 +54,7 @@ export class Transactions {
   }
 }
 
-/** 10, 40, 90 ms plus jitter, so two conflicting writers do not meet again. */
+/** 10, 40, 90, then 100 ms plus jitter, so two conflicting writers do not meet again. */
 function backoffMs(attempt: number): number {
-  return attempt * attempt * 10 + Math.floor(Math.random() * 10);
+  return Math.min(attempt * attempt * 10, 100) + Math.floor(Math.random() * 10);
 }

@@ -48,7 +48,7 @@ export const MIGRATIONS = [
   DocumentHistoryAuthors1763800000033,
   DocumentParticipants1763800000040,
   NotificationCountsPerRow1763800000050,
+  IdempotencyKeys1763800000070,
   DocumentComments1763800000080,
   PendingFiles1763800000090,
-  IdempotencyKeys1763800000070,
 ];

@@ -1,5 +1,5 @@
 // The authorization matrix: every route the application registers, called as each persona, with
-// the status each must get. The table below is the documentation: the README's "Authorization
+// the status each must get. The table below is the documentation: docs/operations.md's "Authorization
 // matrix" section is rendered from it (renderMatrix) and a test fails when the two differ.
 // Requests are harmless on purpose: write bodies are {} or ask for what already is (so an allowed
 // caller gets 200, 400 or 404, never a change) and ids are unknown, except where a row says
@@ -199,6 +199,18 @@ export const MATRIX: Row[] = [
     // Its uploader, the project manager, documents:delete.
     expected: [401, 403, 204, 403, 204, 404, 403, 204, 401],
   },
+  { method: 'GET', route: '/api/documents/:documentId/comments', rule: 'policy: document', expected: READERS },
+  // The body is validated before the document is read: {} is 400 for every caller with a token.
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/comments',
+    rule: 'policy: document',
+    body: {},
+    expected: anyUser(400),
+  },
+  { method: 'PATCH', route: '/api/comments/:commentId', rule: 'policy: document', body: {}, expected: anyUser(400) },
+  // An unknown comment: nobody is told more than that it does not exist.
+  { method: 'DELETE', route: '/api/comments/:commentId', rule: 'policy: document', expected: anyUser(404) },
   { method: 'GET', route: '/api/projects', rule: 'policy: project', expected: anyUser(200) },
   // Creating a project needs projects:manage, whatever one's role in other projects.
   { method: 'POST', route: '/api/projects', rule: 'projects:manage', body: {}, expected: adminOnly(400) },
@@ -373,10 +385,10 @@ async function streamStatus(url: string, token: string | undefined): Promise<num
   return response.status;
 }
 
-describe('the README renders the authorization matrix', () => {
+describe('docs/operations.md renders the authorization matrix', () => {
   it('has the table exactly as the matrix below says', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain(renderMatrix());
+    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    expect(operations).toContain(renderMatrix());
   });
 });
 
