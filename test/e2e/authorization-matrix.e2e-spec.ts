@@ -92,7 +92,7 @@ export const MATRIX: Row[] = [
   {
     method: 'GET',
     route: '/api/notifications/unread-count',
-    rule: 'session-in-query',
+    rule: 'authenticated',
     expected: anyUser(200),
   },
   {
@@ -506,7 +506,7 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
         .replace(':documentId', target ?? documentId)
         .replace(':projectId', projectId)
         .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
-        .replace(/:(roleId|documentTypeId|notificationId)/, () => randomUUID());
+        .replace(/:(roleId|documentTypeId|notificationId|commentId)/, () => randomUUID());
       const token = tokens[persona];
       if (row.stream) {
         answers[persona] = await streamStatus(`${t.url}${path}`, token);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Transactions } from '../../src/database/transactions.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { apiCaller } from '../support/inbox.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -61,10 +62,13 @@ describe.runIf(databasesUnderTest().includes('sqlite'))(
       const createdAt = new Date(Date.now() - 60_000).toISOString().replace('T', ' ').replace('Z', '');
       for (let start = 0; start < count; start += 500) {
         const rows = Array.from({ length: Math.min(500, count - start) }, () => [randomUUID(), userId, createdAt]);
-        await t.dataSource.query(
-          `INSERT INTO notifications (id, userId, subject, message, notificationType, status, createdAt)
+        // Through the service's transactions, so this writer too waits out the other one.
+        await t.app.get(Transactions).run((tx) =>
+          tx.query(
+            `INSERT INTO notifications (id, userId, subject, message, notificationType, status, createdAt)
          VALUES ${rows.map(() => "(?, ?, 'bulk', 'bulk', 'push', 'sent', ?)").join(', ')}`,
-          rows.flat(),
+            rows.flat(),
+          ),
         );
       }
     }

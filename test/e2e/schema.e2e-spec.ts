@@ -31,6 +31,7 @@ const COUNT_TRIGGERS = [
 ];
 const CANONICAL_TABLES = [
   'audit_events',
+  'document_comments',
   'document_history',
   'document_types',
   'document_versions',

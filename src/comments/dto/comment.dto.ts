@@ -42,36 +42,46 @@ export class ListCommentsQueryDto {
 }
 
 export class CommentAuthorDto {
-  @ApiProperty({ format: 'uuid', example: '0b3e7c1e-2d4a-4f7b-9a55-6c1d2e3f4a5b' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: '0b3e7c1e-2d4a-4f7b-9a55-6c1d2e3f4a5b' })
   id: string;
 
-  @ApiProperty({ example: 'alice' })
+  @ApiProperty({ maxLength: 255, example: 'alice' })
   username: string;
 
-  @ApiProperty({ example: 'Alice' })
+  @ApiProperty({ maxLength: 100, example: 'Alice' })
   firstName: string;
 
-  @ApiProperty({ example: 'Martin' })
+  @ApiProperty({ maxLength: 100, example: 'Martin' })
   lastName: string;
 }
 
 export class CommentDto {
-  @ApiProperty({ format: 'uuid', example: '5f0c2b7e-8a1d-4c3e-9b2f-1a2b3c4d5e6f' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: '5f0c2b7e-8a1d-4c3e-9b2f-1a2b3c4d5e6f' })
   id: string;
 
-  @ApiProperty({ format: 'uuid', example: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a' })
   documentId: string;
 
   @ApiProperty({ type: CommentAuthorDto })
   author: CommentAuthorDto;
 
-  @ApiProperty({ example: 'Looks good to me. @alice, can you check the figures on page 3?' })
+  @ApiProperty({
+    maxLength: COMMENT_BODY_MAX,
+    example: 'Looks good to me. @alice, can you check the figures on page 3?',
+  })
   body: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-27T10:15:30.123Z' })
+  @ApiProperty({ format: 'date-time', maxLength: 30, example: '2026-11-27T10:15:30.123Z' })
   createdAt: string;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: 'string', example: null, description: 'Set by an edit' })
+  @ApiProperty({
+    format: 'date-time',
+    maxLength: 30,
+    nullable: true,
+    type: 'string',
+    example: null,
+    description: 'Set by an edit',
+  })
   editedAt: string | null;
 
   static from(comment: CommentWithAuthor): CommentDto {
@@ -88,15 +98,24 @@ export class CommentDto {
 }
 
 export class CommentListResponseDto {
-  @ApiProperty({ type: [CommentDto] })
+  @ApiProperty({ type: [CommentDto], maxItems: 100, description: 'Oldest first' })
   comments: CommentDto[];
 
-  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, example: 3, description: 'Comments on the document' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    example: 3,
+    description: 'Comments on the document',
+  })
   total: number;
 
   @ApiProperty({
     type: 'string',
     nullable: true,
+    maxLength: 200,
+    pattern: '^[A-Za-z0-9_-]{1,200}$',
     example: null,
     description: 'Pass as cursor for the comments after this page; null when there are none.',
   })
