@@ -8,6 +8,7 @@ import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
+import { DocumentParticipantsRepository } from './document-participants.repository.js';
 import { DocumentParticipants } from './document-participants.service.js';
 import { DocumentSearchRepository } from './document-search.repository.js';
 import { DocumentTrashController } from './document-trash.controller.js';
@@ -33,6 +34,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentWrites,
     DocumentAccessPolicy,
     DocumentParticipants,
+    DocumentParticipantsRepository,
     TrashPurgeScheduler,
     ...STORAGE_PROVIDERS,
     // Document versions are what name stored files: the collector asks them before removing one.
