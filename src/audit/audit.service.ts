@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/error-codes.js';
-import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../common/pagination/keyset-cursor.js';
 import { AuditRepository } from './audit.repository.js';
 import type { ListAuditEventsQueryDto } from './dto/list-audit-events-query.dto.js';
 import type { AuditEvent } from './entities/audit-event.entity.js';
@@ -19,7 +19,7 @@ export class AuditService {
     const from = query.from === undefined ? undefined : new Date(query.from);
     const to = query.to === undefined ? undefined : new Date(query.to);
     if (from && to && from > to) throw new ApiError('validation_failed', 'from must not be after to');
-    const after = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+    const after = query.cursor === undefined ? undefined : decodeKeysetCursor(query.cursor);
     const page = query.cursor === undefined ? (query.page ?? 1) : null;
     const { events, total } = await this.events.list(
       {
@@ -35,7 +35,7 @@ export class AuditService {
     );
     const pageEvents = events.slice(0, query.limit);
     const last = pageEvents.at(-1);
-    const nextCursor = events.length > query.limit && last ? encodeAuditCursor({ at: last.at, id: last.id }) : null;
+    const nextCursor = events.length > query.limit && last ? encodeKeysetCursor({ at: last.at, id: last.id }) : null;
     return { events: pageEvents, total, page, nextCursor };
   }
 }

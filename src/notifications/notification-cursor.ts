@@ -1,4 +1,4 @@
-import { ApiError } from '../common/errors/error-codes.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../common/pagination/keyset-cursor.js';
 
 /** A position in the newest-first order: the (createdAt, id) of the last item a client has seen. */
 export interface NotificationCursor {
@@ -6,19 +6,11 @@ export interface NotificationCursor {
   id: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Opaque to clients: base64url of "<epoch milliseconds>.<id>" (exact for datetime(3) columns). */
 export function encodeCursor(cursor: NotificationCursor): string {
-  return Buffer.from(`${cursor.createdAt.getTime()}.${cursor.id}`, 'utf8').toString('base64url');
+  return encodeKeysetCursor({ at: cursor.createdAt, id: cursor.id });
 }
 
 export function decodeCursor(raw: string): NotificationCursor {
-  const invalid = () => new ApiError('validation_failed', 'cursor is not a value this service returned as nextCursor');
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(raw)) throw invalid();
-  const [millis, id, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('.');
-  if (rest.length || !/^\d{1,15}$/.test(millis ?? '') || !UUID.test(id ?? '')) throw invalid();
-  const createdAt = new Date(Number(millis));
-  if (Number.isNaN(createdAt.getTime())) throw invalid();
-  return { createdAt, id: id.toLowerCase() };
+  const { at, id } = decodeKeysetCursor(raw);
+  return { createdAt: at, id };
 }
