@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
+import { SchedulingModule } from '../scheduling/scheduling.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
 import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
@@ -22,7 +23,7 @@ import { Document } from './entities/document.entity.js';
 import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Document]), ProjectsModule, EventsModule, AuditModule],
+  imports: [TypeOrmModule.forFeature([Document]), ProjectsModule, EventsModule, AuditModule, SchedulingModule],
   controllers: [DocumentsController, DocumentFilesController, DocumentTrashController],
   providers: [
     DocumentsService,

@@ -23,6 +23,7 @@ import { NotificationCountsPerRow1763800000050 } from './1763800000050-Notificat
 import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.js';
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
+import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763800000070,
   DocumentComments1763800000080,
   PendingFiles1763800000090,
+  JobLeases1763800000095,
 ];
