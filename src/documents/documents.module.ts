@@ -15,6 +15,7 @@ import { DocumentSearchRepository } from './document-search.repository.js';
 import { DocumentTrashController } from './document-trash.controller.js';
 import { DocumentTrashService } from './document-trash.service.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
+import { DocumentWriteGuards } from './document-write-guards.js';
 import { DocumentWrites } from './document-writes.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
@@ -33,6 +34,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentSearchRepository,
     DocumentVersionsRepository,
     DocumentWrites,
+    DocumentWriteGuards,
     DocumentAccessPolicy,
     DocumentParticipants,
     DocumentParticipantsRepository,
@@ -41,6 +43,6 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     // Document versions are what name stored files: the collector asks them before removing one.
     { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
-  exports: [DocumentParticipants, DocumentTrashService, DocumentsService],
+  exports: [DocumentParticipants, DocumentTrashService, DocumentsService, DocumentWriteGuards],
 })
 export class DocumentsModule {}
