@@ -91,6 +91,8 @@ describe.runIf(runnable)('a Galera cluster behind HAProxy with two instances', (
   beforeAll(async () => {
     await cluster.start();
     await cluster.query(0, `CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    // HAProxy's synced check logs in as this user (deploy/haproxy/galera-check.sh).
+    await cluster.query(0, `CREATE USER 'haproxy_check'@'127.0.0.1'`);
     const [portA, portB] = [await freePort(), await freePort()];
     await haproxy.start(
       [portA, portB].map((port) => `127.0.0.1:${port}`),
