@@ -58,7 +58,7 @@ export class ClusterJobs implements OnApplicationShutdown {
     this.stopped = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled(this.running);
   }
 
   private arm(job: ClusterJob, delayMs: number): void {

@@ -33,10 +33,7 @@ describe.each(databasesUnderTest())('cluster jobs on %s', (kind) => {
 
   beforeAll(async () => {
     database = await openMigratedDataSource(kind);
-    second = new DataSource({
-      ...database.dataSource.options,
-      migrationsRun: false,
-    } as typeof database.dataSource.options);
+    second = new DataSource({ ...database.dataSource.options, migrationsRun: false });
     await second.initialize();
   });
 

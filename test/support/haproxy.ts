@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { resolve } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { freePort } from './service-process.js';
 
 export const HAPROXY = '/usr/sbin/haproxy';
-const CONFIG = resolve('deploy/haproxy/haproxy.cfg');
+const CONFIG = resolvePath('deploy/haproxy/haproxy.cfg');
 
 export function haproxyAvailable(): boolean {
   return existsSync(HAPROXY);
@@ -35,7 +35,7 @@ export class HaproxyProcess {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       DMS_HTTP_BIND: `127.0.0.1:${this.httpPort}`,
       DMS_GALERA_BIND: `127.0.0.1:${this.galeraPort}`,
-      DMS_GALERA_CHECK: resolve('deploy/haproxy/galera-check.sh'),
+      DMS_GALERA_CHECK: resolvePath('deploy/haproxy/galera-check.sh'),
     };
     for (let slot = 0; slot < 3; slot++) {
       env[`DMS_APP${slot + 1}`] = apps[slot] ?? idle;
