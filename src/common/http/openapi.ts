@@ -28,6 +28,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   documents: 'Document metadata and its change history.',
   notifications: "The caller's own notifications.",
   health: 'Liveness and readiness probes for orchestrators; public.',
+  reviews: 'Reviews with named reviewers and due dates: request, answer, what awaits me.',
+  shares: "Share links: a document's file for anyone holding the link, until it expires.",
 };
 
 /** Response headers every operation may name by reference (components.headers). */
