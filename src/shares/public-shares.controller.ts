@@ -2,16 +2,20 @@ import { Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Public } from '../common/http/route-access.js';
 import { LONG_RESPONSE_ROUTE } from '../common/http/transfer-routes.js';
 import { DocumentFilesService } from '../documents/document-files.service.js';
+import { entityTag } from '../storage/content-response.js';
 import { DOWNLOAD_SAFETY, sendStoredFile } from '../storage/file-reply.js';
 import { OpenShareQueryDto } from './dto/share.dto.js';
 import { sharePage, wantsHtml } from './share-page.js';
 import { SharesService } from './shares.service.js';
+
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** Every answer of a link: kept out of search engines, caches and Referer headers. */
 const LINK_HEADERS = { 'x-robots-tag': 'noindex, nofollow', 'referrer-policy': 'no-referrer' };
@@ -51,7 +55,7 @@ export class PublicSharesController {
     },
     headers: {
       'X-Robots-Tag': { schema: { type: 'string' }, description: 'noindex, nofollow' },
-      ETag: { schema: { type: 'string' }, description: 'Strong: "<sha256>"' },
+      ETag: { schema: { type: 'string' }, description: 'Strong: "<sha256>" of the file (or of the page)' },
     },
   })
   @ApiResponse({
@@ -91,10 +95,11 @@ export class PublicSharesController {
     const download = !page && request.method === 'GET';
     const content = await this.shares.open(token, password, audit, { download });
     if (page) {
+      const html = sharePage(content);
       await reply
-        .headers({ ...DOWNLOAD_SAFETY, 'cache-control': 'no-store' })
+        .headers({ ...DOWNLOAD_SAFETY, 'cache-control': 'no-store', etag: entityTag(sha256Hex(html)) })
         .type('text/html; charset=utf-8')
-        .send(sharePage(content));
+        .send(html);
       return;
     }
     const file = await this.files.openContent(content.version);
