@@ -101,9 +101,9 @@ export class ReviewsLocksShares1763800000130 implements MigrationInterface {
           { name: 'createdAt', type: 'datetime', precision: 3 },
           { name: 'expiresAt', type: 'datetime', precision: 3 },
           { name: 'passwordHash', type: 'varchar', length: '255', isNullable: true },
-          { name: 'maxDownloads', type: 'int', isNullable: true },
-          { name: 'downloads', type: 'int' },
-          { name: 'version', type: 'int', isNullable: true },
+          { name: 'maxDownloads', type: 'integer', isNullable: true },
+          { name: 'downloads', type: 'integer' },
+          { name: 'version', type: 'integer', isNullable: true },
           { name: 'revokedAt', type: 'datetime', precision: 3, isNullable: true },
         ],
         indices: [

@@ -118,12 +118,16 @@ export class ReviewsRepository {
         ),
       );
     }
-    const { entities, raw } = await query.getRawAndEntities<{ d_title: string; d_status: Document['status'] }>();
+    const { entities, raw } = await query.getRawAndEntities<{
+      r_reviewId: string;
+      d_title: string;
+      d_status: Document['status'];
+    }>();
     return entities.map((row) => {
       const { review, ...reviewer } = row as ReviewReviewer & { review: DocumentReview };
-      const documentRow = raw.find((candidate) => (candidate as { r_reviewId?: string }).r_reviewId === row.reviewId)!;
+      const documentRow = raw.find((candidate) => candidate.r_reviewId === row.reviewId)!;
       return {
-        reviewer: reviewer as ReviewReviewer,
+        reviewer,
         review,
         documentTitle: documentRow.d_title,
         documentStatus: documentRow.d_status,

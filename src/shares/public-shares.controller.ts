@@ -29,7 +29,7 @@ export class PublicSharesController {
     private readonly files: DocumentFilesService,
   ) {}
 
-  @Get(':token')
+  @Get(':link')
   @RouteConfig(LONG_RESPONSE_ROUTE)
   @ApiOperation({
     summary: 'Open a share link (no login)',
@@ -42,16 +42,30 @@ export class PublicSharesController {
       'one address (the LOGIN_RATE_*_PER_USERNAME limits). Each download counts against maxDownloads and is ' +
       'audited (share.accessed); the sharer may turn on the share.accessed notification.',
   })
-  @ApiParam({ name: 'token', description: 'The token of the link (43 characters)', schema: { type: 'string' } })
-  @ApiHeader({ name: 'X-Share-Password', required: false, description: "The link's password, when it has one" })
-  @ApiHeader({ name: 'Range', required: false, description: 'One byte range, e.g. bytes=0-1023' })
+  @ApiParam({
+    name: 'link',
+    description: "The link's token (43 characters)",
+    schema: { type: 'string', maxLength: 64 },
+  })
+  @ApiHeader({
+    name: 'X-Share-Password',
+    required: false,
+    description: "The link's password, when it has one",
+    schema: { type: 'string', maxLength: 128 },
+  })
+  @ApiHeader({
+    name: 'Range',
+    required: false,
+    description: 'One byte range, e.g. bytes=0-1023',
+    schema: { type: 'string', maxLength: 100 },
+  })
   @ApiProduces('application/octet-stream', 'text/html')
   @ApiResponse({
     status: 200,
     description: 'The whole file, or the HTML page',
     content: {
       'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
-      'text/html': { schema: { type: 'string' } },
+      'text/html': { schema: { type: 'string', maxLength: 8192 } },
     },
     headers: {
       'X-Robots-Tag': { schema: { type: 'string' }, description: 'noindex, nofollow' },
@@ -82,7 +96,7 @@ export class PublicSharesController {
   })
   @ApiCommonErrors()
   async open(
-    @Param('token') token: string,
+    @Param('link') token: string,
     @Query() query: OpenShareQueryDto,
     @Headers('x-share-password') password: string | undefined,
     @RequestAudit() audit: AuditContext,

@@ -33,14 +33,14 @@ export class ShareLink {
   @Column({ type: 'varchar', length: 255, nullable: true })
   passwordHash: string | null;
 
-  @Column({ type: 'int', nullable: true })
+  @Column({ type: 'integer', nullable: true })
   maxDownloads: number | null;
 
-  @Column({ type: 'int' })
+  @Column({ type: 'integer' })
   downloads: number;
 
   /** The version it serves; null: whatever version is current at download time. */
-  @Column({ type: 'int', nullable: true })
+  @Column({ type: 'integer', nullable: true })
   version: number | null;
 
   @Column({ type: 'datetime', precision: 3, nullable: true })
