@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databasesUnderTest } from '../support/databases.js';
 import { expectError } from '../support/expect-error.js';
+import { waitFor } from '../support/inbox.js';
 import { aliceFileDocument, createShare, errorOf, openShare } from '../support/shares.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
@@ -159,6 +160,21 @@ describe.each(databasesUnderTest())('share links on %s', (kind) => {
       .get('/api/notifications/preferences')
       .set('authorization', `Bearer ${tokens.alice}`);
     expect(preferences.body.preferences['share.accessed']).toEqual({ in_app: false, email: false });
+
+    const turnedOn = await request(t.url)
+      .put('/api/notifications/preferences')
+      .set('authorization', `Bearer ${tokens.alice}`)
+      .send({ preferences: { 'share.accessed': { in_app: true, email: false } } });
+    expect(turnedOn.status).toBe(200);
+    expect((await openShare(t, token)).status).toBe(200);
+    const told = await waitFor(async () => {
+      const inbox = await request(t.url).get('/api/notifications').set('authorization', `Bearer ${tokens.alice}`);
+      const found = (inbox.body.notifications as { event: string | null }[]).filter(
+        (notification) => notification.event === 'share.accessed',
+      );
+      return found.length > 0 && found;
+    }, 'the share.accessed notification');
+    expect(told.length).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses expiries past SHARE_MAX_DAYS, in the past, unknown versions, and non-contributors', async () => {
