@@ -8,12 +8,15 @@ import { ClockModule } from './common/time/clock.module.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DocumentLocksModule } from './document-locks/document-locks.module.js';
 import { DocumentTypesModule } from './document-types/document-types.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { ReviewsModule } from './reviews/reviews.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
+import { SharesModule } from './shares/shares.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({
@@ -38,6 +41,9 @@ import { UsersModule } from './users/users.module.js';
     ProjectsModule,
     DocumentsModule,
     CommentsModule,
+    ReviewsModule,
+    DocumentLocksModule,
+    SharesModule,
     NotificationsModule,
     HealthModule,
   ],

@@ -21,6 +21,10 @@ import { Role } from './users/entities/role.entity.js';
 import { PendingFile } from './storage/entities/pending-file.entity.js';
 import { JobLease } from './scheduling/entities/job-lease.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
+import { DocumentLock } from './document-locks/entities/document-lock.entity.js';
+import { DocumentReview } from './reviews/entities/document-review.entity.js';
+import { ReviewReviewer } from './reviews/entities/review-reviewer.entity.js';
+import { ShareLink } from './shares/entities/share-link.entity.js';
 import { User } from './users/entities/user.entity.js';
 
 /**
@@ -49,6 +53,10 @@ export const ENTITIES = [
   PendingFile,
   IdempotencyKey,
   JobLease,
+  DocumentReview,
+  ReviewReviewer,
+  DocumentLock,
+  ShareLink,
 ];
 export { MIGRATIONS };
 

@@ -122,6 +122,17 @@ export const notificationsConfig = configNamespace('notifications', (env) => ({
   sseMaxStreamsPerUser: env.SSE_MAX_STREAMS_PER_USER,
 }));
 
+export const governanceConfig = configNamespace('governance', (env) => ({
+  /** all: a review publishes when every reviewer approved; any: on the first approval. */
+  reviewPolicy: env.REVIEW_POLICY,
+  /** Longest check-out lock a user may take, in minutes. */
+  lockMaxMinutes: env.LOCK_MAX_MINUTES,
+  /** Latest expiry of a share link, in days from its creation. */
+  shareMaxDays: env.SHARE_MAX_DAYS,
+  /** Origin (and path prefix) of the share links' URLs; unset: the URL is a path (/s/<token>). */
+  shareBaseUrl: env.SHARE_BASE_URL?.replace(/\/+$/, '') ?? '',
+}));
+
 export const CONFIG_NAMESPACES = [
   appConfig,
   loggingConfig,
@@ -134,6 +145,7 @@ export const CONFIG_NAMESPACES = [
   seedConfig,
   storageConfig,
   notificationsConfig,
+  governanceConfig,
 ] as const;
 
 type Namespace = (typeof CONFIG_NAMESPACES)[number];
@@ -152,6 +164,7 @@ export type RedisConfig = ConfigType<typeof redisConfig>;
 export type SeedConfig = ConfigType<typeof seedConfig>;
 export type StorageConfig = ConfigType<typeof storageConfig>;
 export type NotificationsConfig = ConfigType<typeof notificationsConfig>;
+export type GovernanceConfig = ConfigType<typeof governanceConfig>;
 
 function assemble(value: (namespace: Namespace) => object): Configuration {
   return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;

@@ -17,6 +17,9 @@ import { DEFAULT_DATABASE_URL, parseDatabaseUrl, type DatabaseConnection } from 
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
+export const REVIEW_POLICIES = ['all', 'any'] as const;
+export type ReviewPolicy = (typeof REVIEW_POLICIES)[number];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -190,6 +193,17 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 100) NOTIFY_MAX_ATTEMPTS = 5;
   @IntegerVariable(1, 3_600) SSE_HEARTBEAT_SECONDS = 25;
   @IntegerVariable(1, 1_000) SSE_MAX_STREAMS_PER_USER = 5;
+
+  // Governance: reviews, check-out locks, share links.
+  @Expose()
+  @Transform(({ value }) => (blank(value) ? undefined : value))
+  @IsIn(REVIEW_POLICIES, { message: 'REVIEW_POLICY must be all or any, got "$value"' })
+  REVIEW_POLICY: ReviewPolicy = 'all';
+  @IntegerVariable(1, 525_600) LOCK_MAX_MINUTES = 480;
+  @IntegerVariable(1, 3650) SHARE_MAX_DAYS = 30;
+  @StringVariable()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'SHARE_BASE_URL must look like https://dms.example.com' })
+  SHARE_BASE_URL?: string;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface ChangeDescription {
   /** Extra event payload besides title and actorName. */
   payload?: Record<string, unknown>;
   version?: DocumentVersion;
+  /** The writer asks to release their own check-out lock with this change (a new version with ?unlock=true). */
+  releaseLock?: boolean;
 }
 
 /** The one builder of a change: the next row (updatedAt strictly later, rowVersion + 1), history and event. */

@@ -31,17 +31,11 @@ import { etagOf } from './document-change.js';
 import { readUploadForm } from './upload-form.js';
 import { AddVersionDto, AddVersionFormDto } from './dto/add-version.dto.js';
 import { CreateDocumentDto, CreateDocumentFormDto, DOCUMENT_FORM_FIELDS } from './dto/create-document.dto.js';
-import { ContentQueryDto, ListVersionsQueryDto } from './dto/document-files-query.dto.js';
+import { AddVersionQueryDto, ContentQueryDto, ListVersionsQueryDto } from './dto/document-files-query.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
 import { DocumentVersionDto, DocumentVersionListResponseDto } from './dto/document-version-response.dto.js';
-import {
-  contentDisposition,
-  contentRange,
-  entityTag,
-  ifNoneMatchSatisfied,
-  ifRangeAllowsRange,
-  parseRange,
-} from '../storage/content-response.js';
+import { sendStoredFile } from '../storage/file-reply.js';
+import { ApiWriteGuardErrors } from './document-write-guards.js';
 
 /** An error answer in Swagger, with one example per code it may carry. */
 function ApiErrors(status: number, ...examples: [code: ErrorCode, details: string][]) {
@@ -81,11 +75,6 @@ const UPLOAD_BAD_REQUESTS: [ErrorCode, string][] = [
   ['validation_failed', 'The file name must not contain control characters or bidirectional formatting characters.'],
   ['validation_failed', 'The file name is only a path; send a name for the file itself.'],
 ];
-/** Headers that keep a downloaded file from running as this site (HTML, SVG) or being sniffed. */
-const DOWNLOAD_SAFETY = {
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "sandbox; default-src 'none'",
-};
 
 /**
  * Runs `check` before the request body is read; a refusal then asks for `Connection: close`, so
@@ -270,7 +259,9 @@ export class DocumentFilesController {
       '"file". currentVersion goes up by one and the document takes the new file\'s name, size, type and sha256; ' +
       'metadata and status stay. Allowed to whoever may change the document; an archived document refuses (409). ' +
       'Send If-Match with the ETag you saw to be told (412) when someone changed the document first. Who may, ' +
-      'the archived state and If-Match are checked before the file is received.',
+      'the archived state and If-Match are checked before the file is received. While someone else holds the ' +
+      "document's check-out lock the upload is 423 document_locked; the holder may send ?unlock=true to release " +
+      'the lock with the new version.',
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response ("v<rowVersion>")' })
@@ -305,10 +296,12 @@ export class DocumentFilesController {
     },
   })
   @applyDecorators(...UPLOAD_ERRORS)
+  @ApiWriteGuardErrors()
   @ApiCommonErrors()
   async addVersion(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Headers('if-match') ifMatch: string | undefined,
+    @Query() query: AddVersionQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @CurrentUser() user: AuthenticatedUser,
@@ -319,7 +312,7 @@ export class DocumentFilesController {
       maxFileBytes: this.storage.uploadMaxBytes,
       maxFields: 1,
     });
-    const document = await this.files.addVersion(documentId, input, upload, user, ifMatch);
+    const document = await this.files.addVersion(documentId, input, upload, user, ifMatch, query.unlock);
     void reply.code(201).header('etag', etagOf(document));
     return { document: DocumentDto.from(document) };
   }
@@ -348,7 +341,7 @@ export class DocumentFilesController {
     };
   }
 
-  /** The download answer: 304, 416, 206 or 200 with every header of the issue; a body only for GET. */
+  /** The download answer (sendStoredFile) of a readable version. */
   private async sendContent(
     { version }: ContentVersion,
     request: FastifyRequest,
@@ -356,39 +349,6 @@ export class DocumentFilesController {
     withBody: boolean,
   ): Promise<void> {
     const file = await this.files.openContent(version);
-    reply.raw.once('close', () => {
-      file.close().catch(() => undefined);
-    });
-    const etag = entityTag(version.sha256);
-    const size = version.fileSize;
-    void reply.headers({ ...DOWNLOAD_SAFETY, etag, 'accept-ranges': 'bytes', 'cache-control': 'private, no-cache' });
-    if (ifNoneMatchSatisfied(request.headers['if-none-match'], etag)) {
-      await reply.code(304).send();
-      return;
-    }
-    const ifRange = request.headers['if-range'];
-    // A repeated If-Range is no valid validator: the whole file, as for one that does not match.
-    const range =
-      ifRange === undefined || (typeof ifRange === 'string' && ifRangeAllowsRange(ifRange, etag))
-        ? parseRange(request.headers.range, size)
-        : { kind: 'whole' as const };
-    if (range.kind === 'unsatisfiable') {
-      throw new ApiError(
-        'range_not_satisfiable',
-        `The file has ${size} bytes; ask for a range that starts within them.`,
-        { 'content-range': contentRange(range, size)! },
-      );
-    }
-    void reply.type(version.mimeType).header('content-disposition', contentDisposition(version.fileName));
-    if (range.kind === 'partial') {
-      void reply.code(206).header('content-range', contentRange(range, size));
-    }
-    const length = range.kind === 'partial' ? range.end - range.start + 1 : size;
-    void reply.header('content-length', String(length));
-    if (!withBody) {
-      await reply.send();
-      return;
-    }
-    await reply.send(file.stream(range.kind === 'partial' ? range : undefined));
+    await sendStoredFile(file, version, request, reply, { withBody });
   }
 }

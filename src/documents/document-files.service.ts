@@ -162,6 +162,7 @@ export class DocumentFilesService {
     upload: MultipartUpload,
     user: AuthenticatedUser,
     ifMatch?: string,
+    unlock = false,
   ): Promise<Document> {
     return this.committed(upload, (settle) =>
       this.writes.change(documentId, user, (found) => {
@@ -192,6 +193,7 @@ export class DocumentFilesService {
             },
             payload: { version: next },
             version,
+            releaseLock: unlock,
           },
         };
       }),
@@ -225,6 +227,19 @@ export class DocumentFilesService {
       );
     }
     return { document, version: found as ContentVersion['version'] };
+  }
+
+  /**
+   * The version a share link serves: `version` or the current one of a document not in the trash;
+   * null when either is gone. No caller: holding the link is the permission.
+   */
+  async sharedVersion(documentId: string, version?: number): Promise<ContentVersion | null> {
+    // No user has an empty id: the project role is never looked up for a link.
+    const found = await this.documents.find(documentId, '');
+    if (!found) return null;
+    const row = await this.versionsRepository.findVersion(documentId, version ?? found.document.currentVersion);
+    if (!row || row.sha256 === null) return null;
+    return { document: found.document, version: row as ContentVersion['version'] };
   }
 
   /**

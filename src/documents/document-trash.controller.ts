@@ -28,6 +28,7 @@ import { DocumentTrashService } from './document-trash.service.js';
 import { TrashedDocumentDto, TrashListResponseDto } from './dto/document-list-response.dto.js';
 import { DeleteDocumentQueryDto, ListTrashQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
+import { ApiWriteGuardErrors } from './document-write-guards.js';
 
 /** Deleting documents (to the trash or for good), the trash list and restoring. */
 @ApiTags('documents')
@@ -76,6 +77,7 @@ export class DocumentTrashController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
   @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
+  @ApiWriteGuardErrors()
   @ApiCommonErrors()
   async remove(
     @Param('documentId', uuidParam('documentId')) documentId: string,
@@ -108,6 +110,7 @@ export class DocumentTrashController {
     description: 'document_not_found: not in the trash, or not yours to restore',
   })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
+  @ApiWriteGuardErrors()
   @ApiCommonErrors()
   async restore(
     @Param('documentId', uuidParam('documentId')) documentId: string,

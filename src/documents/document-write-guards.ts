@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import type { Tx } from '../database/transactions.js';
 import type { ChangeDescription } from './document-change.js';
@@ -33,3 +35,11 @@ export class DocumentWriteGuards {
     for (const guard of this.guards) await guard.beforeRemoval?.(tx, documentIds);
   }
 }
+
+/** Swagger: what a write guard may answer on any document write route (a check-out lock held by another). */
+export const ApiWriteGuardErrors = () =>
+  ApiResponse({
+    status: 423,
+    type: ErrorResponseDto,
+    description: 'document_locked: another user holds the check-out lock of the document (holder and expiry named)',
+  });

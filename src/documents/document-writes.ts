@@ -17,7 +17,8 @@ export interface WriteDecision {
 /**
  * The one way a document changes: in one transaction (Transactions' retry policy), read it under
  * a row lock, let `decide` check the rules (and If-Match) and describe the change, then apply it
- * conditional on the rowVersion it was read with. Other features' rules (DocumentWriteGuards) run
+ * conditional on the rowVersion it was read with. `decide` gets the transaction for the reads and
+ * writes of a feature whose rule needs them (a review's decisions), serialised by the row lock. Other features' rules (DocumentWriteGuards) run
  * between the decision and the write.
  */
 @Injectable()
@@ -31,12 +32,12 @@ export class DocumentWrites {
   change(
     documentId: string,
     user: AuthenticatedUser,
-    decide: (found: DocumentWithAccess | null) => WriteDecision,
+    decide: (found: DocumentWithAccess | null, tx: Tx) => WriteDecision | Promise<WriteDecision>,
     { trashed = false } = {},
   ): Promise<Document> {
     return this.transactions.run(async (tx: Tx) => {
       const found = await this.documents.find(documentId, user.id, { trashed, lock: true }, tx);
-      const { current, change, alsoInTx } = decide(found);
+      const { current, change, alsoInTx } = await decide(found, tx);
       if (!change) return current;
       await this.guards.beforeChange(tx, current, change, user);
       const planned = documentChange(current, user, change);

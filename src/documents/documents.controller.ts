@@ -31,6 +31,7 @@ import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js
 import { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { etagOf } from './document-change.js';
 import { DocumentsService } from './documents.service.js';
+import { ApiWriteGuardErrors } from './document-write-guards.js';
 
 @ApiTags('documents')
 @ApiBearerAuth()
@@ -124,6 +125,7 @@ export class DocumentsController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'invalid_transition: not a move of the workflow' })
   @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
+  @ApiWriteGuardErrors()
   @ApiCommonErrors({ body: true })
   async changeStatus(
     @Param('documentId', uuidParam('documentId')) documentId: string,
@@ -181,6 +183,7 @@ export class DocumentsController {
       ETag: { description: 'Current version of the document, to retry with', schema: { type: 'string' } },
     },
   })
+  @ApiWriteGuardErrors()
   @ApiCommonErrors({ body: true })
   async update(
     @Param('documentId', uuidParam('documentId')) documentId: string,

@@ -43,6 +43,14 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     // Document versions are what name stored files: the collector asks them before removing one.
     { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
-  exports: [DocumentParticipants, DocumentTrashService, DocumentsService, DocumentWriteGuards],
+  exports: [
+    DocumentParticipants,
+    DocumentTrashService,
+    DocumentsService,
+    DocumentWriteGuards,
+    DocumentWrites,
+    DocumentAccessPolicy,
+    DocumentFilesService,
+  ],
 })
 export class DocumentsModule {}

@@ -13,6 +13,11 @@ export const DOMAIN_EVENT_TYPES = [
   'project.member_added',
   'comment.created',
   'comment.mentioned',
+  'review.requested',
+  'review.decided',
+  'review.reminder',
+  'review.overdue',
+  'share.accessed',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
@@ -22,7 +27,7 @@ export interface DomainEvent {
   actorId: string;
   projectId: string | null;
   documentId: string | null;
-  /** The user the event is about (project.member_added: the added member). */
+  /** The user the event is for alone (project.member_added: the added member; review.*: a reviewer or the requester). */
   subjectUserId: string | null;
   /** What the notification texts need, e.g. `{ title, actorName, from, to }`; never secrets. */
   payload: Record<string, unknown>;

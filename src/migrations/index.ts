@@ -10,20 +10,21 @@ import { SqliteCanonicalValues1763800000008 } from './1763800000008-SqliteCanoni
 import { ProjectMembership1763800000009 } from './1763800000009-ProjectMembership.js';
 import { DocumentFilesAndTrash1763800000010 } from './1763800000010-DocumentFilesAndTrash.js';
 import { OutboxEvents1763800000011 } from './1763800000011-OutboxEvents.js';
+import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 import { AuditEvents1763800000020 } from './1763800000020-AuditEvents.js';
 import { DocumentTypeNameKeys1763800000021 } from './1763800000021-DocumentTypeNameKeys.js';
 import { DocumentTypeNameKeysRequired1763800000022 } from './1763800000022-DocumentTypeNameKeysRequired.js';
-import { DocumentSearchAndWorkflow1763800000018 } from './1763800000018-DocumentSearchAndWorkflow.js';
 import { NotificationInbox1763800000030 } from './1763800000030-NotificationInbox.js';
 import { NotificationCountsByStatement1763800000031 } from './1763800000031-NotificationCountsByStatement.js';
 import { DocumentSearchScope1763800000032 } from './1763800000032-DocumentSearchScope.js';
 import { DocumentHistoryAuthors1763800000033 } from './1763800000033-DocumentHistoryAuthors.js';
 import { DocumentParticipants1763800000040 } from './1763800000040-DocumentParticipants.js';
 import { NotificationCountsPerRow1763800000050 } from './1763800000050-NotificationCountsPerRow.js';
+import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.js';
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
-import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
+import { ReviewsLocksShares1763800000130 } from './1763800000130-ReviewsLocksShares.js';
 import { rerunnable } from './rerunnable.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
@@ -54,4 +55,5 @@ export const MIGRATIONS = [
   DocumentComments1763800000080,
   PendingFiles1763800000090,
   JobLeases1763800000095,
+  ReviewsLocksShares1763800000130,
 ].map((migration) => rerunnable(migration));

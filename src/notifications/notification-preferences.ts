@@ -14,9 +14,17 @@ const EMAIL_BY_DEFAULT = new Set<DomainEventType>([
   'document.status_changed',
   'project.member_added',
   'comment.mentioned',
+  // A review request is urgent: it asks for an answer by a date.
+  'review.requested',
+  'review.reminder',
+  'review.overdue',
 ]);
 
+/** Events nobody hears of unless they ask (a share link's sharer, told of each download). */
+const OFF_BY_DEFAULT = new Set<DomainEventType>(['share.accessed']);
+
 export function defaultChoice(event: DomainEventType): ChannelChoice {
+  if (OFF_BY_DEFAULT.has(event)) return { in_app: false, email: false };
   return { in_app: true, email: EMAIL_BY_DEFAULT.has(event) };
 }
 

@@ -58,6 +58,30 @@ export function notificationText(context: EventContext): { subject: string; mess
       subject = `${actor} mentioned you on ${title}`;
       message = `${actor} mentioned you in a comment on the document ${title}: ${text(payload.excerpt) ?? ''}`;
       break;
+    case 'review.requested': {
+      const due = dueText(payload.dueAt);
+      subject = `Urgent: review ${title}${due}`;
+      message = `${actor} asks you to review the document ${title}${due}.${quoted(payload.message)}`;
+      break;
+    }
+    case 'review.decided': {
+      const approved = payload.decision === 'approve';
+      subject = `${actor} ${approved ? 'approved' : 'rejected'} ${title}`;
+      message = `${actor} ${approved ? 'approved' : 'rejected'} the document ${title} in review.${quoted(payload.comment)}`;
+      break;
+    }
+    case 'review.reminder':
+      subject = `Reminder: review ${title}${dueText(payload.dueAt)}`;
+      message = `Your review of the document ${title} is due${dueText(payload.dueAt) || ' soon'}.`;
+      break;
+    case 'review.overdue':
+      subject = `Overdue: review ${title}`;
+      message = `Your review of the document ${title} was due${dueText(payload.dueAt)} and has not been given yet.`;
+      break;
+    case 'share.accessed':
+      subject = `Your share link of ${title} was used`;
+      message = `Someone downloaded the document ${title} through a share link you made.`;
+      break;
     case 'project.member_added': {
       const role = text(payload.role);
       subject = `You were added to ${project}`;
@@ -66,6 +90,15 @@ export function notificationText(context: EventContext): { subject: string; mess
     }
   }
   return { subject: truncate(subject, SUBJECT_MAX_LENGTH), message };
+}
+
+function dueText(value: unknown): string {
+  return typeof value === 'string' ? ` by ${value}` : '';
+}
+
+function quoted(value: unknown): string {
+  const said = text(value);
+  return said ? ` "${said}"` : '';
 }
 
 function truncate(value: string, max: number): string {

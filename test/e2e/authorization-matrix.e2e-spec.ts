@@ -13,6 +13,7 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/http/route-access.js';
+import { DocumentLock } from '../../src/document-locks/entities/document-lock.entity.js';
 import { Role } from '../../src/users/entities/role.entity.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -45,7 +46,7 @@ const PERSONA_NOTES: Record<Persona, string> = {
 };
 
 /** What a `fresh` row acts on: made anew for each persona just before its call. */
-type Fresh = 'draft document' | 'document in review' | 'trashed document' | 'member';
+type Fresh = 'draft document' | 'document in review' | 'trashed document' | 'locked document' | 'member';
 
 interface Row {
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -211,6 +212,60 @@ export const MATRIX: Row[] = [
   { method: 'PATCH', route: '/api/comments/:commentId', rule: 'policy: document', body: {}, expected: anyUser(400) },
   // An unknown comment: nobody is told more than that it does not exist.
   { method: 'DELETE', route: '/api/comments/:commentId', rule: 'policy: document', expected: anyUser(404) },
+  { method: 'GET', route: '/api/documents/:documentId/lock', rule: 'policy: document', expected: READERS },
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/lock',
+    rule: 'policy: document',
+    body: {},
+    fresh: 'draft document',
+    // Whoever may change the document.
+    expected: [401, 403, 200, 403, 200, 404, 200, 200, 401],
+  },
+  {
+    method: 'DELETE',
+    route: '/api/documents/:documentId/lock',
+    rule: 'policy: document',
+    fresh: 'locked document',
+    // Its holder (the contributor), the project manager, documents:update.
+    expected: [401, 403, 204, 403, 204, 404, 204, 204, 401],
+  },
+  // The body is validated before the document is read: {} is 400 for every caller with a token.
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/review',
+    rule: 'policy: document',
+    body: {},
+    expected: anyUser(400),
+  },
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/review/decision',
+    rule: 'policy: document',
+    body: {},
+    expected: anyUser(400),
+  },
+  // The document was never reviewed: readers are told so, others that it does not exist (both 404).
+  { method: 'GET', route: '/api/documents/:documentId/review', rule: 'policy: document', expected: anyUser(404) },
+  // assignedTo=me is required.
+  { method: 'GET', route: '/api/reviews', rule: 'policy: document', expected: anyUser(400) },
+  {
+    method: 'POST',
+    route: '/api/documents/:documentId/shares',
+    rule: 'policy: document',
+    body: {},
+    expected: anyUser(400),
+  },
+  {
+    method: 'GET',
+    route: '/api/documents/:documentId/shares',
+    rule: 'policy: document',
+    // Contributors and managers of the project, documents:update.
+    expected: [401, 403, 200, 200, 200, 404, 200, 200, 401],
+  },
+  { method: 'DELETE', route: '/api/shares/:shareId', rule: 'policy: document', expected: anyUser(404) },
+  // An unknown token: the same 404 for everyone, logged in or not.
+  { method: 'GET', route: '/s/:link', rule: 'public', expected: everyone(404) },
   { method: 'GET', route: '/api/projects', rule: 'policy: project', expected: anyUser(200) },
   // Creating a project needs projects:manage, whatever one's role in other projects.
   { method: 'POST', route: '/api/projects', rule: 'projects:manage', body: {}, expected: adminOnly(400) },
@@ -413,13 +468,23 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
       await setMember(t, projectId, ids.tess, 'viewer');
       return undefined;
     }
-    return addDocument(t, {
+    const id = await addDocument(t, {
       projectId,
       uploadedBy: contributor,
       title: `matrix ${fresh}`,
       status: fresh === 'document in review' ? 'in_review' : 'draft',
       ...(fresh === 'trashed document' ? { deletedAt: new Date(), deletedBy: contributor } : {}),
     });
+    if (fresh === 'locked document') {
+      const now = new Date();
+      await t.dataSource.getRepository(DocumentLock).insert({
+        documentId: id,
+        holderId: contributor,
+        acquiredAt: now,
+        expiresAt: new Date(now.getTime() + 3_600_000),
+      });
+    }
+    return id;
   }
 
   beforeAll(async () => {
@@ -506,7 +571,8 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
         .replace(':documentId', target ?? documentId)
         .replace(':projectId', projectId)
         .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
-        .replace(/:(roleId|documentTypeId|notificationId|commentId)/, () => randomUUID());
+        .replace(/:(roleId|documentTypeId|notificationId|commentId|shareId)/, () => randomUUID())
+        .replace(':link', 'A'.repeat(43));
       const token = tokens[persona];
       if (row.stream) {
         answers[persona] = await streamStatus(`${t.url}${path}`, token);

@@ -75,11 +75,13 @@ describe('every route declares who may call it', () => {
       .filter((route) => route.access?.kind === 'public')
       .map((route) => route.route)
       .sort();
-    // The notification stream authenticates in its handler: by the header or by a single-use ticket.
+    // The notification stream authenticates in its handler: by the header or by a single-use ticket;
+    // a share link's token is its own permission.
     expect(open).toEqual([
       'GET /api/notifications/stream',
       'GET /health/live',
       'GET /health/ready',
+      'GET /s/:link',
       'POST /api/auth/login',
     ]);
   });

@@ -33,6 +33,9 @@ const CANONICAL_TABLES = [
   'audit_events',
   'document_comments',
   'document_history',
+  'document_locks',
+  'document_review_reviewers',
+  'document_reviews',
   'document_types',
   'document_versions',
   'documents',
@@ -45,6 +48,7 @@ const CANONICAL_TABLES = [
   'project_members',
   'projects',
   'roles',
+  'share_links',
   'user_roles',
   'users',
 ];

@@ -60,6 +60,7 @@ class LoginThrottleStorageModule {}
     }),
   ],
   providers: [UsernameThrottle, LoginThrottlerGuard],
-  exports: [UsernameThrottle, LoginThrottlerGuard],
+  // The storage too: other password checks (share links) count their attempts in it.
+  exports: [UsernameThrottle, LoginThrottlerGuard, LoginThrottleStorageModule],
 })
 export class LoginThrottleModule {}

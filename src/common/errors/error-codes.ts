@@ -41,6 +41,11 @@ export const ERROR_STATUS = {
   version_not_found: 404,
   range_not_satisfiable: 416,
   insufficient_storage: 507,
+  document_locked: 423,
+  lock_not_found: 404,
+  review_not_found: 404,
+  share_not_found: 404,
+  share_password_required: 401,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -46,6 +46,12 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   service_unavailable: 'The database is temporarily unavailable; retry shortly.',
   file_unavailable: 'The stored file of this version is missing or damaged; an administrator has been alerted.',
   insufficient_storage: 'The file store is full; nothing was kept. Try again later.',
+  document_locked:
+    'The document is checked out by alice until 2026-11-27T15:30:00.000Z; only alice may change it until then.',
+  lock_not_found: 'The document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f is not checked out.',
+  review_not_found: 'The document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f has no open review.',
+  share_not_found: 'This link does not exist or is no longer available.',
+  share_password_required: 'This link needs its password; send it in the X-Share-Password header.',
 };
 
 /**

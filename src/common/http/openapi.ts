@@ -28,6 +28,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   documents: 'Document metadata and its change history.',
   notifications: "The caller's own notifications.",
   health: 'Liveness and readiness probes for orchestrators; public.',
+  reviews: 'Reviews with named reviewers and due dates: request, answer, what awaits me.',
+  shares: "Share links: a document's file for anyone holding the link, until it expires.",
 };
 
 /** Response headers every operation may name by reference (components.headers). */
@@ -113,8 +115,9 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         if (status === '201' && createsAddressable) headers.Location = headerRef('Location');
         // A stale If-Match is answered with the current ETag, so the client can retry without a GET.
         if (status === '412') headers.ETag = headerRef('ETag');
-        // File content carries the strong ETag of its bytes (200, 206, 416, and the 304 of If-None-Match).
-        if (path.endsWith('/content') && ['200', '206', '304', '416'].includes(status))
+        // File content carries the strong ETag of its bytes (200, 206, 416, and the 304 of If-None-Match);
+        // so do share links (/s/{token}), their HTML page included.
+        if ((path.endsWith('/content') || path.startsWith('/s/')) && ['200', '206', '304', '416'].includes(status))
           headers.ETag = headerRef('ETag');
         for (const header of Object.values(headers) as Json[]) {
           const schema = header.schema as Json | undefined;

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { toInteger } from '../../common/validation/query.transforms.js';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { toBoolean, toInteger } from '../../common/validation/query.transforms.js';
 
 const MAX_VERSION = 2_147_483_647;
 export const MAX_VERSIONS_PAGE_SIZE = 100;
@@ -25,6 +25,19 @@ export class ContentQueryDto {
 }
 
 /** page/limit of the version list, with the notification list's bounds and defaults. */
+/** `POST /api/documents/{id}/versions?unlock=true`: the lock holder releases the lock with the version. */
+export class AddVersionQueryDto {
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description: "true: release the caller's check-out lock of the document together with this version.",
+  })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'unlock must be true or false' })
+  readonly unlock?: boolean;
+}
+
 export class ListVersionsQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()

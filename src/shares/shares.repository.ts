@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import type { Tx } from '../database/transactions.js';
+import { User } from '../users/entities/user.entity.js';
+import { ShareLink } from './entities/share-link.entity.js';
+
+export type ShareWithCreator = ShareLink & { creatorName: string };
+
+/** At most this many links are listed per document. */
+const LIST_LIMIT = 200;
+
+@Injectable()
+export class SharesRepository {
+  constructor(@InjectRepository(ShareLink) private readonly shares: Repository<ShareLink>) {}
+
+  async insert(tx: Tx, link: ShareLink): Promise<void> {
+    await tx.getRepository(ShareLink).insert(link);
+  }
+
+  findByTokenHash(tokenHash: string): Promise<ShareLink | null> {
+    return this.shares.findOneBy({ tokenHash });
+  }
+
+  findById(id: string): Promise<ShareLink | null> {
+    return this.shares.findOneBy({ id });
+  }
+
+  /** The document's links, newest first, with their creators' usernames. */
+  async list(documentId: string): Promise<ShareWithCreator[]> {
+    const { entities, raw } = await this.shares
+      .createQueryBuilder('s')
+      .innerJoin(User, 'u', 'u.id = s.createdBy')
+      .addSelect('u.username', 'creatorName')
+      .where('s.documentId = :documentId', { documentId })
+      .orderBy('s.createdAt', 'DESC')
+      .addOrderBy('s.id', 'DESC')
+      .limit(LIST_LIMIT)
+      .getRawAndEntities<{ creatorName: string; s_id: string }>();
+    return entities.map((link) =>
+      Object.assign(link, { creatorName: raw.find((row) => row.s_id === link.id)?.creatorName ?? '' }),
+    );
+  }
+
+  async revoke(tx: Tx, id: string, at: Date): Promise<void> {
+    await tx
+      .getRepository(ShareLink)
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: at })
+      .where('id = :id AND revokedAt IS NULL', { id })
+      .execute();
+  }
+
+  /**
+   * Counts one download if the link still allows it (not revoked, not expired, under its maximum);
+   * false otherwise. One conditional UPDATE, so concurrent downloads never pass the maximum.
+   */
+  async countDownload(tx: Tx, id: string, now: Date): Promise<boolean> {
+    const result = await tx
+      .getRepository(ShareLink)
+      .createQueryBuilder()
+      .update()
+      .set({ downloads: () => 'downloads + 1' })
+      .where('id = :id AND revokedAt IS NULL AND expiresAt > :now', { id, now })
+      .andWhere('(maxDownloads IS NULL OR downloads < maxDownloads)')
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+}
