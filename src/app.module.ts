@@ -15,6 +15,7 @@ import { NotificationsModule } from './notifications/notifications.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({
   imports: [
@@ -39,6 +40,7 @@ import { UsersModule } from './users/users.module.js';
     DocumentsModule,
     CommentsModule,
     NotificationsModule,
+    WebhooksModule,
     HealthModule,
   ],
   // Here, in the root module: its shutdown hook runs first, before the database's (see InFlightRequests).

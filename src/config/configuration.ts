@@ -122,6 +122,21 @@ export const notificationsConfig = configNamespace('notifications', (env) => ({
   sseMaxStreamsPerUser: env.SSE_MAX_STREAMS_PER_USER,
 }));
 
+export const webhooksConfig = configNamespace('webhooks', (env) => ({
+  /** A delivery attempt (connect, send, answer) taking longer fails and is retried. */
+  timeoutSeconds: env.WEBHOOK_TIMEOUT_SECONDS,
+  /** First retry after this many seconds, doubling (capped at 6 h), plus up to 20 % jitter. */
+  retryBaseSeconds: env.WEBHOOK_RETRY_BASE_SECONDS,
+  /** Attempts in all before a delivery is marked failed. */
+  maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+  /** A hook whose last this-many finished deliveries all failed is disabled. */
+  disableAfter: env.WEBHOOK_DISABLE_AFTER,
+  /** Accept http:// receivers (development only). */
+  allowHttp: env.WEBHOOK_ALLOW_HTTP,
+  /** Hosts reachable even though they resolve to private or loopback addresses. */
+  allowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
+}));
+
 export const CONFIG_NAMESPACES = [
   appConfig,
   loggingConfig,
@@ -134,6 +149,7 @@ export const CONFIG_NAMESPACES = [
   seedConfig,
   storageConfig,
   notificationsConfig,
+  webhooksConfig,
 ] as const;
 
 type Namespace = (typeof CONFIG_NAMESPACES)[number];
@@ -152,6 +168,7 @@ export type RedisConfig = ConfigType<typeof redisConfig>;
 export type SeedConfig = ConfigType<typeof seedConfig>;
 export type StorageConfig = ConfigType<typeof storageConfig>;
 export type NotificationsConfig = ConfigType<typeof notificationsConfig>;
+export type WebhooksConfig = ConfigType<typeof webhooksConfig>;
 
 function assemble(value: (namespace: Namespace) => object): Configuration {
   return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;

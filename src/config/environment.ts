@@ -103,6 +103,20 @@ export function parseDuration(name: string, raw: string): number {
   return seconds;
 }
 
+/** Comma-separated host names or IP addresses, compared lower-case with a URL's host. */
+function parseHostList(raw: string, name: string): string[] {
+  const hosts = raw
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of hosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) {
+      throw new ConfigError(`${name} entries must be host names or IP addresses like hooks.example.com, got "${host}"`);
+    }
+  }
+  return hosts;
+}
+
 function parseOrigins(raw: string, name: string): string[] {
   const origins = raw
     .split(',')
@@ -190,6 +204,14 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 100) NOTIFY_MAX_ATTEMPTS = 5;
   @IntegerVariable(1, 3_600) SSE_HEARTBEAT_SECONDS = 25;
   @IntegerVariable(1, 1_000) SSE_MAX_STREAMS_PER_USER = 5;
+
+  // Webhooks: delivery, retries and which receivers may be reached.
+  @IntegerVariable(1, 300) WEBHOOK_TIMEOUT_SECONDS = 10;
+  @IntegerVariable(1, 86_400) WEBHOOK_RETRY_BASE_SECONDS = 30;
+  @IntegerVariable(1, 100) WEBHOOK_MAX_ATTEMPTS = 13;
+  @IntegerVariable(1, 10_000) WEBHOOK_DISABLE_AFTER = 50;
+  @BooleanVariable() WEBHOOK_ALLOW_HTTP = false;
+  @ParsedVariable(parseHostList) WEBHOOK_ALLOWED_HOSTS: string[] = [];
 }
 
 /**

@@ -13,6 +13,8 @@ export const DOMAIN_EVENT_TYPES = [
   'project.member_added',
   'comment.created',
   'comment.mentioned',
+  'search.matched',
+  'webhook.disabled',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
@@ -22,8 +24,11 @@ export interface DomainEvent {
   actorId: string;
   projectId: string | null;
   documentId: string | null;
-  /** The user the event is about (project.member_added: the added member). */
+  /** The user the event is about (project.member_added: the added member; search.matched and webhook.disabled: the owner). */
   subjectUserId: string | null;
   /** What the notification texts need, e.g. `{ title, actorName, from, to }`; never secrets. */
   payload: Record<string, unknown>;
 }
+
+/** Who `actorId` names for an event the service itself caused (a webhook disabled after failures). */
+export const SYSTEM_ACTOR_ID = '00000000-0000-0000-0000-000000000000';

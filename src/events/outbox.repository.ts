@@ -26,5 +26,6 @@ function outboxRow(event: DomainEvent, at: Date, dispatched: boolean): OutboxEve
     ...event,
     createdAt: at,
     dispatchedAt: dispatched ? at : null,
+    webhooksQueuedAt: null,
   });
 }

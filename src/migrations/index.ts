@@ -24,6 +24,7 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
+import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   DocumentComments1763800000080,
   PendingFiles1763800000090,
   JobLeases1763800000095,
+  Webhooks1763800000145,
 ];

@@ -14,6 +14,7 @@ const EMAIL_BY_DEFAULT = new Set<DomainEventType>([
   'document.status_changed',
   'project.member_added',
   'comment.mentioned',
+  'webhook.disabled',
 ]);
 
 export function defaultChoice(event: DomainEventType): ChannelChoice {

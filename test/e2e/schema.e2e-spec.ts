@@ -42,6 +42,8 @@ const CANONICAL_TABLES = [
   'outbox_events',
   'pending_files',
   'job_leases',
+  'webhooks',
+  'webhook_deliveries',
   'project_members',
   'projects',
   'roles',
