@@ -16,6 +16,7 @@ import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { SavedSearchesModule } from './saved-searches/saved-searches.module.js';
 
 @Module({
   imports: [
@@ -41,6 +42,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     CommentsModule,
     NotificationsModule,
     WebhooksModule,
+    SavedSearchesModule,
     HealthModule,
   ],
   // Here, in the root module: its shutdown hook runs first, before the database's (see InFlightRequests).

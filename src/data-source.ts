@@ -22,6 +22,8 @@ import { PendingFile } from './storage/entities/pending-file.entity.js';
 import { JobLease } from './scheduling/entities/job-lease.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
 import { User } from './users/entities/user.entity.js';
+import { SavedSearchMatch } from './saved-searches/entities/saved-search-match.entity.js';
+import { SavedSearch } from './saved-searches/entities/saved-search.entity.js';
 import { WebhookDelivery } from './webhooks/entities/webhook-delivery.entity.js';
 import { Webhook } from './webhooks/entities/webhook.entity.js';
 
@@ -53,6 +55,8 @@ export const ENTITIES = [
   JobLease,
   Webhook,
   WebhookDelivery,
+  SavedSearch,
+  SavedSearchMatch,
 ];
 export { MIGRATIONS };
 

@@ -27,5 +27,6 @@ function outboxRow(event: DomainEvent, at: Date, dispatched: boolean): OutboxEve
     createdAt: at,
     dispatchedAt: dispatched ? at : null,
     webhooksQueuedAt: null,
+    searchesMatchedAt: null,
   });
 }

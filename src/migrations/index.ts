@@ -25,6 +25,7 @@ import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
 import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
+import { SavedSearches1763800000146 } from './1763800000146-SavedSearches.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   PendingFiles1763800000090,
   JobLeases1763800000095,
   Webhooks1763800000145,
+  SavedSearches1763800000146,
 ];

@@ -66,7 +66,7 @@ export class WebhooksController {
   @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiForbiddenResponse({
     type: ErrorResponseDto,
-    description: "forbidden: a global hook without projects:manage, or a project hook by one not managing the project",
+    description: 'forbidden: a global hook without projects:manage, or a project hook by one not managing the project',
   })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'project_not_found: no such project' })
   @ApiBadRequestResponse(URL_REFUSED)
@@ -154,7 +154,8 @@ export class WebhooksController {
   @Get(':webhookId/deliveries')
   @ApiOperation({
     summary: "A webhook's delivery log",
-    description: 'Newest first, keyset-paginated with nextCursor: status, attempts, last answer, duration, next attempt.',
+    description:
+      'Newest first, keyset-paginated with nextCursor: status, attempts, last answer, duration, next attempt.',
   })
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiOkResponse({ type: WebhookDeliveryListResponseDto })
@@ -167,7 +168,10 @@ export class WebhooksController {
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<WebhookDeliveryListResponseDto> {
     const page = await this.webhooks.deliveries(id, user, query.limit, query.cursor);
-    return { deliveries: page.deliveries.map((delivery) => WebhookDeliveryDto.from(delivery)), nextCursor: page.nextCursor };
+    return {
+      deliveries: page.deliveries.map((delivery) => WebhookDeliveryDto.from(delivery)),
+      nextCursor: page.nextCursor,
+    };
   }
 
   @Post(':webhookId/deliveries/:deliveryId/replay')

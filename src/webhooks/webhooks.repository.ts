@@ -53,7 +53,12 @@ export class WebhooksRepository {
   /** Enabled hooks that may hear of an event of `projectId` (global ones, and that project's). */
   enabledFor(projectId: string | null): Promise<Webhook[]> {
     return this.hooks.find({
-      where: projectId ? [{ enabled: true, projectId: IsNull() }, { enabled: true, projectId }] : { enabled: true, projectId: IsNull() },
+      where: projectId
+        ? [
+            { enabled: true, projectId: IsNull() },
+            { enabled: true, projectId },
+          ]
+        : { enabled: true, projectId: IsNull() },
     });
   }
 
@@ -196,7 +201,10 @@ export class WebhooksRepository {
   async recordAttempt(
     tx: Tx,
     id: string,
-    fields: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'responseStatus' | 'durationMs' | 'lastError' | 'finishedAt'>,
+    fields: Pick<
+      WebhookDelivery,
+      'status' | 'nextAttemptAt' | 'responseStatus' | 'durationMs' | 'lastError' | 'finishedAt'
+    >,
   ): Promise<void> {
     await tx.getRepository(WebhookDelivery).update({ id }, fields);
   }
@@ -214,9 +222,11 @@ export class WebhooksRepository {
 
   /** Puts a delivery back in the queue, due at `now`, with a fresh count of attempts. */
   async requeue(tx: Tx, id: string, now: Date): Promise<void> {
-    await tx.getRepository(WebhookDelivery).update(
-      { id },
-      { status: 'pending', attempts: 0, nextAttemptAt: now, finishedAt: null, lastError: null, responseStatus: null },
-    );
+    await tx
+      .getRepository(WebhookDelivery)
+      .update(
+        { id },
+        { status: 'pending', attempts: 0, nextAttemptAt: now, finishedAt: null, lastError: null, responseStatus: null },
+      );
   }
 }

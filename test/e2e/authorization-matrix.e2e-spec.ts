@@ -263,6 +263,50 @@ export const MATRIX: Row[] = [
   { method: 'PATCH', route: '/api/roles/:roleId', rule: 'roles:manage', body: {}, expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: adminOnly(404) },
   { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: adminOnly(200) },
+  // The body is validated first; a valid one is then 403 unless projects:manage (global) or a manager of the project.
+  {
+    method: 'POST',
+    route: '/api/webhooks',
+    rule: 'policy: webhook',
+    body: {},
+    expected: anyUser(400),
+  },
+  // Unknown hooks: nobody is told more than that they do not exist.
+  { method: 'GET', route: '/api/webhooks/:webhookId', rule: 'policy: webhook', expected: anyUser(404) },
+  {
+    method: 'PATCH',
+    route: '/api/webhooks/:webhookId',
+    rule: 'policy: webhook',
+    body: {},
+    expected: anyUser(404),
+  },
+  { method: 'DELETE', route: '/api/webhooks/:webhookId', rule: 'policy: webhook', expected: anyUser(404) },
+  { method: 'POST', route: '/api/webhooks/:webhookId/rotate-secret', rule: 'policy: webhook', expected: anyUser(404) },
+  { method: 'GET', route: '/api/webhooks/:webhookId/deliveries', rule: 'policy: webhook', expected: anyUser(404) },
+  {
+    method: 'POST',
+    route: '/api/webhooks/:webhookId/deliveries/:deliveryId/replay',
+    rule: 'policy: webhook',
+    expected: anyUser(404),
+  },
+  // Saved searches are their owner's alone: an unknown (or someone else's) one is 404.
+  { method: 'POST', route: '/api/saved-searches', rule: 'authenticated', body: {}, expected: anyUser(400) },
+  { method: 'GET', route: '/api/saved-searches', rule: 'authenticated', expected: anyUser(200) },
+  { method: 'GET', route: '/api/saved-searches/:savedSearchId', rule: 'authenticated', expected: anyUser(404) },
+  {
+    method: 'PATCH',
+    route: '/api/saved-searches/:savedSearchId',
+    rule: 'authenticated',
+    body: {},
+    expected: anyUser(404),
+  },
+  { method: 'DELETE', route: '/api/saved-searches/:savedSearchId', rule: 'authenticated', expected: anyUser(404) },
+  {
+    method: 'GET',
+    route: '/api/saved-searches/:savedSearchId/documents',
+    rule: 'authenticated',
+    expected: anyUser(404),
+  },
   // Last: it revokes the persona's token.
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
@@ -506,7 +550,8 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
         .replace(':documentId', target ?? documentId)
         .replace(':projectId', projectId)
         .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
-        .replace(/:(roleId|documentTypeId|notificationId|commentId)/, () => randomUUID());
+        .replace(/:(roleId|documentTypeId|notificationId|commentId|webhookId|savedSearchId)/, () => randomUUID())
+        .replace(':deliveryId', randomUUID());
       const token = tokens[persona];
       if (row.stream) {
         answers[persona] = await streamStatus(`${t.url}${path}`, token);

@@ -44,6 +44,8 @@ const CANONICAL_TABLES = [
   'job_leases',
   'webhooks',
   'webhook_deliveries',
+  'saved_searches',
+  'saved_search_matches',
   'project_members',
   'projects',
   'roles',

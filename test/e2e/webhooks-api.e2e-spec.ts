@@ -62,7 +62,11 @@ describe.each(databasesUnderTest())('webhooks API on %s', (kind) => {
     expect(read.body).not.toHaveProperty('secret');
     expect(JSON.stringify(read.body)).not.toContain(created.body.secret);
 
-    expectError(await call('mona', 'POST', '/api/webhooks', { url: RECEIVER, events: ['document.created'] }), 403, 'forbidden');
+    expectError(
+      await call('mona', 'POST', '/api/webhooks', { url: RECEIVER, events: ['document.created'] }),
+      403,
+      'forbidden',
+    );
     expectError(await call('mona', 'GET', `/api/webhooks/${created.body.id}`), 404, 'webhook_not_found');
   });
 
@@ -86,7 +90,11 @@ describe.each(databasesUnderTest())('webhooks API on %s', (kind) => {
   });
 
   it('changes, rotates and deletes a hook, each audited without the secret', async () => {
-    const created = await call('mona', 'POST', '/api/webhooks', { url: RECEIVER, events: ['document.created'], projectId });
+    const created = await call('mona', 'POST', '/api/webhooks', {
+      url: RECEIVER,
+      events: ['document.created'],
+      projectId,
+    });
     const id = created.body.id as string;
     const patched = await call('mona', 'PATCH', `/api/webhooks/${id}`, {
       events: ['document.deleted'],
@@ -130,7 +138,11 @@ describe.each(databasesUnderTest())('webhooks API on %s', (kind) => {
       'not a url',
     ];
     for (const url of refused) {
-      expectError(await call('admin', 'POST', '/api/webhooks', { url, events: ['document.created'] }), 400, 'webhook_url_refused');
+      expectError(
+        await call('admin', 'POST', '/api/webhooks', { url, events: ['document.created'] }),
+        400,
+        'webhook_url_refused',
+      );
     }
     const created = await call('admin', 'POST', '/api/webhooks', { url: RECEIVER, events: ['document.created'] });
     expect(created.status).toBe(201);

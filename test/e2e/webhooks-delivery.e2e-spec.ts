@@ -62,7 +62,11 @@ describe.each(databasesUnderTest())('webhook deliveries on %s', (kind) => {
   /** A document of carl's in `project` and a document.updated event about it. */
   async function documentEvent(project: string, title: string): Promise<string> {
     const documentId = await addDocument(t, { projectId: project, uploadedBy: ids.carl, title });
-    await recordEvent(t, { type: 'document.updated', actorId: ids.carl, projectId: project, documentId, payload: { title } }, clock.now());
+    await recordEvent(
+      t,
+      { type: 'document.updated', actorId: ids.carl, projectId: project, documentId, payload: { title } },
+      clock.now(),
+    );
     return documentId;
   }
 
@@ -73,20 +77,33 @@ describe.each(databasesUnderTest())('webhook deliveries on %s', (kind) => {
   it('POSTs {type, timestamp, data} signed as Standard Webhooks verifies, and logs the delivery', async () => {
     const { id, secret } = await hook('mona', '/signed', ['document.updated']);
     const documentId = await documentEvent(projectId, 'Signed contract');
-    const [request] = await waitFor(async () => receiver.at('/signed').length > 0 && receiver.at('/signed'), 'a delivery');
+    const [request] = await waitFor(
+      async () => receiver.at('/signed').length > 0 && receiver.at('/signed'),
+      'a delivery',
+    );
     const verified = new StandardWebhook(secret).verify(request.body, request.headers as Record<string, string>) as any;
     expect(verified).toMatchObject({
       type: 'document.updated',
       data: { documentId, projectId, actorId: ids.carl, title: 'Signed contract' },
     });
     expect(Object.keys(verified).sort()).toEqual(['data', 'timestamp', 'type']);
-    expect(() => new StandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request.body, request.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new StandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+        request.body,
+        request.headers as Record<string, string>,
+      ),
+    ).toThrow();
 
     const [delivery] = await waitFor(async () => {
       const log = await deliveriesOf(id);
       return log[0]?.status === 'succeeded' && log;
     }, 'the delivery logged as succeeded');
-    expect(delivery).toMatchObject({ id: request.headers['webhook-id'], attempts: 1, responseStatus: 200, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      id: request.headers['webhook-id'],
+      attempts: 1,
+      responseStatus: 200,
+      nextAttemptAt: null,
+    });
     expect(delivery.durationMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -156,7 +173,10 @@ describe.each(databasesUnderTest())('webhook deliveries on %s', (kind) => {
     await documentEvent(projectId, 'First failure');
     await documentEvent(projectId, 'Second failure');
     await waitFor(async () => receiver.at('/down-always').length === 2, 'two first attempts');
-    await waitFor(async () => (await deliveriesOf(id)).every((d) => d.attempts === 1 && d.status === 'pending' && d.nextAttemptAt), 'both waiting');
+    await waitFor(
+      async () => (await deliveriesOf(id)).every((d) => d.attempts === 1 && d.status === 'pending' && d.nextAttemptAt),
+      'both waiting',
+    );
     clock.advance(40_000);
     await worker().deliverBatch();
     const read = await waitFor(async () => {

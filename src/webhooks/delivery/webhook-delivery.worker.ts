@@ -78,8 +78,12 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       readCommitted: true,
     });
     const deliveries = await this.hooks.deliveriesById(ids);
-    const hooks = new Map((await this.hooks.hooksById([...new Set(deliveries.map((d) => d.hookId))])).map((h) => [h.id, h]));
-    await Promise.all(deliveries.map((delivery) => this.limit(() => this.deliverOne(delivery, hooks.get(delivery.hookId)))));
+    const hooks = new Map(
+      (await this.hooks.hooksById([...new Set(deliveries.map((d) => d.hookId))])).map((h) => [h.id, h]),
+    );
+    await Promise.all(
+      deliveries.map((delivery) => this.limit(() => this.deliverOne(delivery, hooks.get(delivery.hookId)))),
+    );
     return due.length === BATCH_SIZE;
   }
 
@@ -90,7 +94,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     }
     const sentAt = this.clock.now();
     const outcome = await sendMessage(
-      { url: hook.url, id: delivery.id, timestamp: Math.floor(sentAt.getTime() / 1000), body: delivery.body, secret: hook.secret },
+      {
+        url: hook.url,
+        id: delivery.id,
+        timestamp: Math.floor(sentAt.getTime() / 1000),
+        body: delivery.body,
+        secret: hook.secret,
+      },
       this.config,
       this.config.timeoutSeconds * 1000,
     );

@@ -67,7 +67,8 @@ function post(url: URL, address: LookupAddress, message: Message, signal: AbortS
     signal,
     // The checked address, never a second resolution (DNS rebinding).
     lookup: (_host, lookupOptions, callback) => {
-      if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [address]);
+      if ((lookupOptions as { all?: boolean }).all)
+        (callback as (e: null, a: LookupAddress[]) => void)(null, [address]);
       else (callback as (e: null, a: string, f: number) => void)(null, address.address, address.family);
     },
     agent: false,

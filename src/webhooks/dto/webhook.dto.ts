@@ -16,7 +16,11 @@ import {
 } from 'class-validator';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../../events/domain-event.js';
 import { toInteger } from '../../common/validation/query.transforms.js';
-import { NoControlCharacters, NoControlCharactersExceptWhitespace, TextLength } from '../../common/validation/text.validators.js';
+import {
+  NoControlCharacters,
+  NoControlCharactersExceptWhitespace,
+  TextLength,
+} from '../../common/validation/text.validators.js';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import type { Webhook } from '../entities/webhook.entity.js';
@@ -83,7 +87,9 @@ export class CreateWebhookDto {
   readonly description?: string;
 }
 
-export class UpdateWebhookDto extends PartialType(PickType(CreateWebhookDto, ['url', 'events', 'description'] as const)) {
+export class UpdateWebhookDto extends PartialType(
+  PickType(CreateWebhookDto, ['url', 'events', 'description'] as const),
+) {
   @ApiPropertyOptional({
     example: true,
     description: 'false pauses deliveries; true enables a hook again (also one disabled after failures).',
@@ -126,7 +132,8 @@ export class WebhookDto {
     format: 'uuid',
     maxLength: 36,
     example: '0b3e7c1e-2d4a-4f7b-9a55-6c1d2e3f4a5b',
-    description: 'Who created it: hears of its disabling, and it never receives events about documents they cannot read',
+    description:
+      'Who created it: hears of its disabling, and it never receives events about documents they cannot read',
   })
   ownerId: string;
 
