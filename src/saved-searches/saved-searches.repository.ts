@@ -148,7 +148,7 @@ export class SavedSearchesRepository {
       },
       where: { id },
     });
-    return document as DocumentFacts | null;
+    return document;
   }
 
   /** The active users among `ids` as authorization sees them (their roles' permissions). */

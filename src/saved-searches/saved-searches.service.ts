@@ -11,7 +11,7 @@ import { encodeDocumentCursor } from '../documents/document-cursor.js';
 import { DocumentsService, type DocumentPage } from '../documents/documents.service.js';
 import { ListDocumentsQueryDto } from '../documents/dto/list-documents-query.dto.js';
 import type { CreateSavedSearchDto, RunSavedSearchQueryDto, UpdateSavedSearchDto } from './dto/saved-search.dto.js';
-import type { SavedSearch, SavedSearchFilters } from './entities/saved-search.entity.js';
+import { SavedSearch, type SavedSearchFilters } from './entities/saved-search.entity.js';
 import { SavedSearchesRepository } from './saved-searches.repository.js';
 
 /** Documents an alerting search is taken to match already when it is saved (they raise no alert). */
@@ -102,13 +102,12 @@ export class SavedSearchesService {
     audit: AuditContext,
   ): Promise<SavedSearch> {
     const search = await this.get(id, user);
-    const next: SavedSearch = {
-      ...search,
+    const next: SavedSearch = Object.assign(new SavedSearch(), search, {
       name: input.name ?? search.name,
       q: input.q ?? search.q,
       filters: input.filters === undefined ? search.filters : plainFilters(input.filters),
       alert: input.alert ?? search.alert,
-    };
+    });
     const changed = (['name', 'q', 'filters', 'alert'] as const).filter(
       (key) => JSON.stringify(next[key]) !== JSON.stringify(search[key]),
     );
@@ -175,5 +174,5 @@ function plainFilters(filters: CreateSavedSearchDto['filters']): SavedSearchFilt
     // Ids as stored (lower case), so the matcher compares them with documents' as they are.
     if (value !== undefined) plain[key] = key.endsWith('Id') || key === 'uploadedBy' ? value.toLowerCase() : value;
   }
-  return plain as SavedSearchFilters;
+  return plain;
 }

@@ -79,7 +79,7 @@ export class WebhooksController {
   ): Promise<CreatedWebhookDto> {
     const { hook, secret } = await this.webhooks.create(body, user, audit);
     void reply.header('location', `/api/webhooks/${hook.id}`);
-    return { ...WebhookDto.from(hook), secret };
+    return Object.assign(WebhookDto.from(hook), { secret });
   }
 
   @Get(':webhookId')

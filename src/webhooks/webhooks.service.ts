@@ -14,7 +14,7 @@ import { checkReceiverUrl, ReceiverRefused } from './delivery/receiver-address.j
 import { SECRET_PREFIX } from './delivery/webhook-sender.js';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook.dto.js';
 import type { WebhookDelivery } from './entities/webhook-delivery.entity.js';
-import type { Webhook } from './entities/webhook.entity.js';
+import { Webhook } from './entities/webhook.entity.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
 export interface DeliveryPage {
@@ -112,7 +112,9 @@ export class WebhooksService {
     }
     const changed = Object.keys(next) as (keyof Webhook)[];
     if (changed.length === 0) return hook;
-    const updated = { ...hook, ...next, updatedAt: this.clock.now() };
+    const updated: Webhook = Object.assign(new Webhook(), hook, next, {
+      updatedAt: this.clock.now(),
+    });
     await this.transactions.run(async (tx) => {
       await this.hooks.update(tx, id, { ...next, updatedAt: updated.updatedAt });
       await this.audit.record(tx, audit, {
