@@ -81,7 +81,7 @@ export class SavedSearchesController {
   }
 
   @Get(':savedSearchId')
-  @ApiOperation({ summary: 'Read one of your saved searches' })
+  @ApiOperation({ summary: 'Read one of your saved searches', description: "Its owner only; anyone else's is 404." })
   @ApiParam({ name: 'savedSearchId', format: 'uuid' })
   @ApiOkResponse({ type: SavedSearchDto })
   @ApiUnauthorizedResponse(UNAUTHORIZED)
@@ -115,7 +115,10 @@ export class SavedSearchesController {
 
   @Delete(':savedSearchId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a saved search' })
+  @ApiOperation({
+    summary: 'Delete a saved search',
+    description: 'With its recorded matches; no more alerts come from it.',
+  })
   @ApiParam({ name: 'savedSearchId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiUnauthorizedResponse(UNAUTHORIZED)

@@ -92,7 +92,9 @@ export class UpdateWebhookDto extends PartialType(
 ) {
   @ApiPropertyOptional({
     example: true,
-    description: 'false pauses deliveries; true enables a hook again (also one disabled after failures).',
+    description:
+      'false disables the hook (no new deliveries; pending ones end failed, replay them later); true enables it ' +
+      'again, also after it was disabled for failures.',
   })
   @IsOptional()
   @IsBoolean({ message: 'enabled must be true or false' })
@@ -222,11 +224,12 @@ export class WebhookDeliveryDto {
   })
   status: DeliveryStatus;
 
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100, example: 1 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: 100, example: 1 })
   attempts: number;
 
   @ApiProperty({
     type: 'integer',
+    format: 'int32',
     nullable: true,
     minimum: 100,
     maximum: 599,
@@ -235,7 +238,7 @@ export class WebhookDeliveryDto {
   })
   responseStatus: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, maximum: 2_147_483_647, example: 42 })
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, minimum: 0, maximum: 2_147_483_647, example: 42 })
   durationMs: number | null;
 
   @ApiProperty({
