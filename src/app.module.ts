@@ -18,6 +18,8 @@ import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { SharesModule } from './shares/shares.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { SavedSearchesModule } from './saved-searches/saved-searches.module.js';
 
 @Module({
   imports: [
@@ -45,6 +47,8 @@ import { UsersModule } from './users/users.module.js';
     DocumentLocksModule,
     SharesModule,
     NotificationsModule,
+    WebhooksModule,
+    SavedSearchesModule,
     HealthModule,
   ],
   // Here, in the root module: its shutdown hook runs first, before the database's (see InFlightRequests).

@@ -26,6 +26,10 @@ import { DocumentReview } from './reviews/entities/document-review.entity.js';
 import { ReviewReviewer } from './reviews/entities/review-reviewer.entity.js';
 import { ShareLink } from './shares/entities/share-link.entity.js';
 import { User } from './users/entities/user.entity.js';
+import { SavedSearchMatch } from './saved-searches/entities/saved-search-match.entity.js';
+import { SavedSearch } from './saved-searches/entities/saved-search.entity.js';
+import { WebhookDelivery } from './webhooks/entities/webhook-delivery.entity.js';
+import { Webhook } from './webhooks/entities/webhook.entity.js';
 
 /**
  * Composition: the one list of every feature's entities and the migrations that create their
@@ -57,6 +61,10 @@ export const ENTITIES = [
   ReviewReviewer,
   DocumentLock,
   ShareLink,
+  Webhook,
+  WebhookDelivery,
+  SavedSearch,
+  SavedSearchMatch,
 ];
 export { MIGRATIONS };
 

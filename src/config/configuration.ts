@@ -133,6 +133,21 @@ export const governanceConfig = configNamespace('governance', (env) => ({
   shareBaseUrl: env.SHARE_BASE_URL?.replace(/\/+$/, '') ?? '',
 }));
 
+export const webhooksConfig = configNamespace('webhooks', (env) => ({
+  /** A delivery attempt (connect, send, answer) taking longer fails and is retried. */
+  timeoutSeconds: env.WEBHOOK_TIMEOUT_SECONDS,
+  /** First retry after this many seconds, doubling (capped at 6 h), plus up to 20 % jitter. */
+  retryBaseSeconds: env.WEBHOOK_RETRY_BASE_SECONDS,
+  /** Attempts in all before a delivery is marked failed. */
+  maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+  /** A hook whose last this-many finished deliveries all failed is disabled. */
+  disableAfter: env.WEBHOOK_DISABLE_AFTER,
+  /** Accept http:// receivers (development only). */
+  allowHttp: env.WEBHOOK_ALLOW_HTTP,
+  /** Hosts reachable even though they resolve to private or loopback addresses. */
+  allowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
+}));
+
 export const CONFIG_NAMESPACES = [
   appConfig,
   loggingConfig,
@@ -146,6 +161,7 @@ export const CONFIG_NAMESPACES = [
   storageConfig,
   notificationsConfig,
   governanceConfig,
+  webhooksConfig,
 ] as const;
 
 type Namespace = (typeof CONFIG_NAMESPACES)[number];
@@ -165,6 +181,7 @@ export type SeedConfig = ConfigType<typeof seedConfig>;
 export type StorageConfig = ConfigType<typeof storageConfig>;
 export type NotificationsConfig = ConfigType<typeof notificationsConfig>;
 export type GovernanceConfig = ConfigType<typeof governanceConfig>;
+export type WebhooksConfig = ConfigType<typeof webhooksConfig>;
 
 function assemble(value: (namespace: Namespace) => object): Configuration {
   return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;

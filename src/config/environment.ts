@@ -106,6 +106,20 @@ export function parseDuration(name: string, raw: string): number {
   return seconds;
 }
 
+/** Comma-separated host names or IP addresses, compared lower-case with a URL's host. */
+function parseHostList(raw: string, name: string): string[] {
+  const hosts = raw
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of hosts) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) {
+      throw new ConfigError(`${name} entries must be host names or IP addresses like hooks.example.com, got "${host}"`);
+    }
+  }
+  return hosts;
+}
+
 function parseOrigins(raw: string, name: string): string[] {
   const origins = raw
     .split(',')
@@ -204,6 +218,13 @@ export class EnvironmentVariables {
   @StringVariable()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'SHARE_BASE_URL must look like https://dms.example.com' })
   SHARE_BASE_URL?: string;
+  // Webhooks: delivery, retries and which receivers may be reached.
+  @IntegerVariable(1, 300) WEBHOOK_TIMEOUT_SECONDS = 10;
+  @IntegerVariable(1, 86_400) WEBHOOK_RETRY_BASE_SECONDS = 30;
+  @IntegerVariable(1, 100) WEBHOOK_MAX_ATTEMPTS = 13;
+  @IntegerVariable(1, 10_000) WEBHOOK_DISABLE_AFTER = 50;
+  @BooleanVariable() WEBHOOK_ALLOW_HTTP = false;
+  @ParsedVariable(parseHostList) WEBHOOK_ALLOWED_HOSTS: string[] = [];
 }
 
 /**

@@ -18,6 +18,8 @@ export const DOMAIN_EVENT_TYPES = [
   'review.reminder',
   'review.overdue',
   'share.accessed',
+  'search.matched',
+  'webhook.disabled',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
@@ -27,8 +29,11 @@ export interface DomainEvent {
   actorId: string;
   projectId: string | null;
   documentId: string | null;
-  /** The user the event is for alone (project.member_added: the added member; review.*: a reviewer or the requester). */
+  /** The user the event is for alone (member_added: the member; review.*: a reviewer or requester; search.matched, webhook.disabled: the owner). */
   subjectUserId: string | null;
   /** What the notification texts need, e.g. `{ title, actorName, from, to }`; never secrets. */
   payload: Record<string, unknown>;
 }
+
+/** Who `actorId` names for an event the service itself caused (a webhook disabled after failures). */
+export const SYSTEM_ACTOR_ID = '00000000-0000-0000-0000-000000000000';

@@ -26,5 +26,7 @@ function outboxRow(event: DomainEvent, at: Date, dispatched: boolean): OutboxEve
     ...event,
     createdAt: at,
     dispatchedAt: dispatched ? at : null,
+    webhooksQueuedAt: null,
+    searchesMatchedAt: null,
   });
 }

@@ -25,6 +25,8 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
 import { ReviewsLocksShares1763800000130 } from './1763800000130-ReviewsLocksShares.js';
+import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
+import { SavedSearches1763800000146 } from './1763800000146-SavedSearches.js';
 import { rerunnable } from './rerunnable.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
@@ -56,4 +58,6 @@ export const MIGRATIONS = [
   PendingFiles1763800000090,
   JobLeases1763800000095,
   ReviewsLocksShares1763800000130,
+  Webhooks1763800000145,
+  SavedSearches1763800000146,
 ].map((migration) => rerunnable(migration));

@@ -18,6 +18,7 @@ const EMAIL_BY_DEFAULT = new Set<DomainEventType>([
   'review.requested',
   'review.reminder',
   'review.overdue',
+  'webhook.disabled',
 ]);
 
 /** Events nobody hears of unless they ask (a share link's sharer, told of each download). */

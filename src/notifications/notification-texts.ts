@@ -82,6 +82,18 @@ export function notificationText(context: EventContext): { subject: string; mess
       subject = `Your share link of ${title} was used`;
       message = `Someone downloaded the document ${title} through a share link you made.`;
       break;
+    case 'search.matched': {
+      const search = text(payload.searchName) ?? 'a saved search';
+      subject = `${title} matches "${search}"`;
+      message = `The document ${title} now matches your saved search "${search}".`;
+      break;
+    }
+    case 'webhook.disabled': {
+      const url = text(payload.url) ?? 'a webhook';
+      subject = `Webhook disabled: ${url}`;
+      message = `The webhook ${url} was disabled after ${typeof payload.failures === 'number' ? payload.failures : 'many'} failed deliveries in a row; fix the receiver and enable it again.`;
+      break;
+    }
     case 'project.member_added': {
       const role = text(payload.role);
       subject = `You were added to ${project}`;

@@ -8,7 +8,7 @@
 // project), so the row shows who may really delete, publish, restore or remove.
 // The document rows use a document of the contributor in the project; the project rows that project.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -318,6 +318,50 @@ export const MATRIX: Row[] = [
   { method: 'PATCH', route: '/api/roles/:roleId', rule: 'roles:manage', body: {}, expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: adminOnly(404) },
   { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: adminOnly(200) },
+  // The body is validated first; a valid one is then 403 unless projects:manage (global) or a manager of the project.
+  {
+    method: 'POST',
+    route: '/api/webhooks',
+    rule: 'policy: webhook',
+    body: {},
+    expected: anyUser(400),
+  },
+  // Unknown hooks: nobody is told more than that they do not exist.
+  { method: 'GET', route: '/api/webhooks/:webhookId', rule: 'policy: webhook', expected: anyUser(404) },
+  {
+    method: 'PATCH',
+    route: '/api/webhooks/:webhookId',
+    rule: 'policy: webhook',
+    body: {},
+    expected: anyUser(404),
+  },
+  { method: 'DELETE', route: '/api/webhooks/:webhookId', rule: 'policy: webhook', expected: anyUser(404) },
+  { method: 'POST', route: '/api/webhooks/:webhookId/rotate-secret', rule: 'policy: webhook', expected: anyUser(404) },
+  { method: 'GET', route: '/api/webhooks/:webhookId/deliveries', rule: 'policy: webhook', expected: anyUser(404) },
+  {
+    method: 'POST',
+    route: '/api/webhooks/:webhookId/deliveries/:deliveryId/replay',
+    rule: 'policy: webhook',
+    expected: anyUser(404),
+  },
+  // Saved searches are their owner's alone: an unknown (or someone else's) one is 404.
+  { method: 'POST', route: '/api/saved-searches', rule: 'authenticated', body: {}, expected: anyUser(400) },
+  { method: 'GET', route: '/api/saved-searches', rule: 'authenticated', expected: anyUser(200) },
+  { method: 'GET', route: '/api/saved-searches/:savedSearchId', rule: 'authenticated', expected: anyUser(404) },
+  {
+    method: 'PATCH',
+    route: '/api/saved-searches/:savedSearchId',
+    rule: 'authenticated',
+    body: {},
+    expected: anyUser(404),
+  },
+  { method: 'DELETE', route: '/api/saved-searches/:savedSearchId', rule: 'authenticated', expected: anyUser(404) },
+  {
+    method: 'GET',
+    route: '/api/saved-searches/:savedSearchId/documents',
+    rule: 'authenticated',
+    expected: anyUser(404),
+  },
   // Last: it revokes the persona's token.
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
@@ -442,7 +486,18 @@ async function streamStatus(url: string, token: string | undefined): Promise<num
 
 describe('docs/operations.md renders the authorization matrix', () => {
   it('has the table exactly as the matrix below says', () => {
-    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const file = new URL('../../docs/operations.md', import.meta.url);
+    let operations = readFileSync(file, 'utf8');
+    // UPDATE_MATRIX=1 rewrites the table from the matrix (after adding routes), then checks it.
+    if (process.env.UPDATE_MATRIX === '1') {
+      const start = operations.indexOf('| Route | Rule |');
+      const lines = operations.slice(start).split('\n');
+      let end = lines.findIndex((line) => !line.startsWith('|'));
+      while (lines[end] === '' || lines[end]?.startsWith('- `')) end++;
+      const after = lines.slice(end).join('\n');
+      operations = `${operations.slice(0, start)}${renderMatrix()}\n${after ? `\n${after}` : ''}`;
+      writeFileSync(file, operations);
+    }
     expect(operations).toContain(renderMatrix());
   });
 });
@@ -571,7 +626,10 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
         .replace(':documentId', target ?? documentId)
         .replace(':projectId', projectId)
         .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
-        .replace(/:(roleId|documentTypeId|notificationId|commentId|shareId)/, () => randomUUID())
+        .replace(/:(roleId|documentTypeId|notificationId|commentId|shareId|webhookId|savedSearchId)/, () =>
+          randomUUID(),
+        )
+        .replace(':deliveryId', randomUUID())
         .replace(':link', 'A'.repeat(43));
       const token = tokens[persona];
       if (row.stream) {

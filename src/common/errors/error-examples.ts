@@ -23,6 +23,12 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   project_not_found: 'No project has the id 2c4e6a8b-1d3f-4a5b-9c7d-8e0f1a2b3c4d.',
   notification_not_found: 'You have no notification with the id 7d1e3f5a-9b2c-4d6e-8f0a-1b3c5d7e9f2a.',
   comment_not_found: 'No comment with id 5f0c2b7e-8a1d-4c3e-9b2f-1a2b3c4d5e6f that you can read.',
+  webhook_not_found: 'No webhook with id 3f6c1a2b-4d5e-4f70-8a9b-0c1d2e3f4a5b that you manage.',
+  webhook_delivery_not_found: 'The webhook has no delivery with id 7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.',
+  saved_search_not_found: 'You have no saved search with id 4b5c6d7e-8f90-4a1b-9c2d-3e4f5a6b7c8d.',
+  webhook_url_refused:
+    'the host hooks.internal resolves to a private or reserved address; list it in WEBHOOK_ALLOWED_HOSTS to allow it',
+  webhook_disabled: 'The webhook is disabled; enable it (PATCH {"enabled": true}) before replaying deliveries.',
   member_not_found: 'The user 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed is not a member of this project.',
   route_not_found: 'No such route; see /docs for the operations this service offers.',
   request_timeout: 'The request was not received in time; send it again.',

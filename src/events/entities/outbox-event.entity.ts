@@ -4,10 +4,13 @@ import type { DomainEventType } from '../domain-event.js';
 /**
  * One recorded domain event (see domain-event.ts). No foreign keys: an event outlives the
  * document or membership it names (a purge, a removal). `dispatchedAt` is set once the dispatcher
- * has made its notifications; pending events are read oldest first through the index.
+ * has made its notifications, `webhooksQueuedAt` once the webhook fan-out has made its deliveries
+ * and `searchesMatchedAt` once saved searches were matched against it (each consumer its own marker); pending events are read oldest first through the indexes.
  */
 @Entity({ name: 'outbox_events' })
 @Index('IDX_outbox_events_pending', ['dispatchedAt', 'createdAt'])
+@Index('IDX_outbox_events_webhooks_pending', ['webhooksQueuedAt', 'createdAt'])
+@Index('IDX_outbox_events_searches_pending', ['searchesMatchedAt', 'createdAt'])
 export class OutboxEvent {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
@@ -35,4 +38,10 @@ export class OutboxEvent {
 
   @Column({ type: 'datetime', precision: 3, nullable: true })
   dispatchedAt: Date | null;
+
+  @Column({ type: 'datetime', precision: 3, nullable: true })
+  webhooksQueuedAt: Date | null;
+
+  @Column({ type: 'datetime', precision: 3, nullable: true })
+  searchesMatchedAt: Date | null;
 }

@@ -9,7 +9,7 @@ import { DeliveryRepository } from './delivery.repository.js';
 import { EmailChannel } from './email.channel.js';
 import { PermanentDeliveryError } from './notification-channel.js';
 import { NotificationDispatcher } from './notification-dispatcher.js';
-import { Poller } from './poller.js';
+import { Poller } from '../../common/time/poller.js';
 
 const POLL_MS = 1_000;
 const BATCH_SIZE = 50;

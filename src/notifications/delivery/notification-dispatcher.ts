@@ -10,7 +10,7 @@ import { defaultChoice } from '../notification-preferences.js';
 import { notificationText } from '../notification-texts.js';
 import { NotificationHub } from '../stream/notification-hub.js';
 import { DeliveryRepository } from './delivery.repository.js';
-import { Poller } from './poller.js';
+import { Poller } from '../../common/time/poller.js';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from './notification-channel.js';
 
 /** Events per transaction. */

@@ -1,0 +1,158 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import pLimit from 'p-limit';
+import { AuditTrail } from '../../audit/audit-trail.js';
+import { CLI_AUDIT_CONTEXT } from '../../audit/audit-context.js';
+import { Clock } from '../../common/time/clock.js';
+import { Poller } from '../../common/time/poller.js';
+import { webhooksConfig } from '../../config/configuration.js';
+import { Transactions } from '../../database/transactions.js';
+import { SYSTEM_ACTOR_ID } from '../../events/domain-event.js';
+import { OutboxRepository } from '../../events/outbox.repository.js';
+import type { WebhookDelivery } from '../entities/webhook-delivery.entity.js';
+import type { Webhook } from '../entities/webhook.entity.js';
+import { WebhooksRepository } from '../webhooks.repository.js';
+import { sendMessage, type SendOutcome } from './webhook-sender.js';
+
+const POLL_MS = 1_000;
+const BATCH_SIZE = 100;
+const PARALLEL_SENDS = 32;
+/** Longest wait between two attempts. */
+const MAX_DELAY_SECONDS = 6 * 3600;
+/** Up to this share of the delay is added at random, so failed receivers are not hit in step. */
+const JITTER = 0.2;
+
+/**
+ * Wait before the next attempt after `attempts` attempts: the base doubled per attempt after the
+ * first, capped at 6 h, plus up to 20 % jitter. With the defaults (30 s, 13 attempts) the last
+ * attempt comes about 20-24 h after the first.
+ */
+export function retryDelayMs(attempts: number, baseSeconds: number, random: () => number = Math.random): number {
+  const seconds = Math.min(baseSeconds * 2 ** (attempts - 1), MAX_DELAY_SECONDS);
+  return Math.round(seconds * (1 + JITTER * random()) * 1000);
+}
+
+/**
+ * Sends due deliveries: claims them (a conditional UPDATE moves each one's nextAttemptAt to a
+ * lease end and counts the attempt, so two instances never send one attempt twice), POSTs each
+ * signed message, and records the outcome: a 2xx succeeds; a network error, a timeout or any
+ * other status is retried after retryDelayMs until WEBHOOK_MAX_ATTEMPTS, then fails. A hook whose
+ * last WEBHOOK_DISABLE_AFTER finished deliveries all failed is disabled and its owner told
+ * (webhook.disabled, through the outbox). Due-ness is read off the injected Clock.
+ */
+@Injectable()
+export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('WebhookDelivery');
+  private readonly poller = new Poller(POLL_MS, () => this.deliverBatch(), this.logger);
+  private readonly limit = pLimit(PARALLEL_SENDS);
+
+  constructor(
+    private readonly hooks: WebhooksRepository,
+    private readonly transactions: Transactions,
+    private readonly outbox: OutboxRepository,
+    private readonly audit: AuditTrail,
+    private readonly clock: Clock,
+    @Inject(webhooksConfig.KEY) private readonly config: ConfigType<typeof webhooksConfig>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.poller.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  wake(): void {
+    this.poller.wake();
+  }
+
+  /** One batch of due deliveries, sent in parallel; answers whether a full batch was found. */
+  async deliverBatch(): Promise<boolean> {
+    const now = this.clock.now();
+    const due = await this.hooks.dueDeliveries(BATCH_SIZE, now);
+    if (due.length === 0) return false;
+    // Longer than any attempt: a worker that dies mid-send leaves the delivery due again after it.
+    const leaseUntil = new Date(now.getTime() + this.config.timeoutSeconds * 1000 + 60_000);
+    const ids = await this.transactions.run((tx) => this.hooks.claimDeliveries(tx, due, now, leaseUntil), {
+      readCommitted: true,
+    });
+    const deliveries = await this.hooks.deliveriesById(ids);
+    const hooks = new Map(
+      (await this.hooks.hooksById([...new Set(deliveries.map((d) => d.hookId))])).map((h) => [h.id, h]),
+    );
+    await Promise.all(
+      deliveries.map((delivery) => this.limit(() => this.deliverOne(delivery, hooks.get(delivery.hookId)))),
+    );
+    return due.length === BATCH_SIZE;
+  }
+
+  private async deliverOne(delivery: WebhookDelivery, hook: Webhook | undefined): Promise<void> {
+    if (!hook || !hook.enabled) {
+      await this.record(delivery, { status: null, durationMs: 0, error: 'the webhook is disabled' }, true);
+      return;
+    }
+    const sentAt = this.clock.now();
+    const outcome = await sendMessage(
+      {
+        url: hook.url,
+        id: delivery.id,
+        timestamp: Math.floor(sentAt.getTime() / 1000),
+        body: delivery.body,
+        secret: hook.secret,
+      },
+      this.config,
+      this.config.timeoutSeconds * 1000,
+    );
+    const last = outcome.error !== null && delivery.attempts >= this.config.maxAttempts;
+    await this.record(delivery, outcome, last);
+    if (last) await this.disableIfFailing(hook);
+  }
+
+  private async record(delivery: WebhookDelivery, outcome: SendOutcome, last: boolean): Promise<void> {
+    const now = this.clock.now();
+    const succeeded = outcome.error === null;
+    const finished = succeeded || last;
+    await this.transactions.run((tx) =>
+      this.hooks.recordAttempt(tx, delivery.id, {
+        status: succeeded ? 'succeeded' : finished ? 'failed' : 'pending',
+        nextAttemptAt: finished
+          ? null
+          : new Date(now.getTime() + retryDelayMs(delivery.attempts, this.config.retryBaseSeconds)),
+        responseStatus: outcome.status,
+        durationMs: outcome.durationMs,
+        lastError: outcome.error,
+        finishedAt: finished ? now : null,
+      }),
+    );
+  }
+
+  private async disableIfFailing(hook: Webhook): Promise<void> {
+    const statuses = await this.hooks.lastFinishedStatuses(hook.id, this.config.disableAfter);
+    if (statuses.length < this.config.disableAfter || statuses.some((status) => status !== 'failed')) return;
+    const now = this.clock.now();
+    const disabled = await this.transactions.run(async (tx) => {
+      if (!(await this.hooks.disable(tx, hook.id, now))) return false;
+      await this.outbox.append(
+        tx,
+        {
+          type: 'webhook.disabled',
+          actorId: SYSTEM_ACTOR_ID,
+          projectId: hook.projectId,
+          documentId: null,
+          subjectUserId: hook.ownerId,
+          payload: { webhookId: hook.id, url: hook.url, failures: this.config.disableAfter },
+        },
+        now,
+      );
+      await this.audit.record(tx, CLI_AUDIT_CONTEXT, {
+        action: 'webhook.disabled',
+        targetType: 'webhook',
+        targetId: hook.id,
+        changes: { enabled: { from: true, to: false } },
+      });
+      return true;
+    });
+    if (disabled) this.logger.warn(`webhook ${hook.id} disabled after ${this.config.disableAfter} failed deliveries`);
+  }
+}

@@ -1,0 +1,125 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../../common/time/clock.js';
+import { Poller } from '../../common/time/poller.js';
+import { Transactions } from '../../database/transactions.js';
+import { DocumentParticipants } from '../../documents/document-participants.service.js';
+import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
+import { onOutboxWrite } from '../../events/outbox-signal.js';
+import { WEBHOOK_EVENT_TYPES } from '../dto/webhook.dto.js';
+import type { WebhookDelivery } from '../entities/webhook-delivery.entity.js';
+import { WebhooksRepository } from '../webhooks.repository.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+
+const BATCH_SIZE = 50;
+const POLL_MS = 250;
+/** The nudge comes before the writer commits: look again this soon after it. */
+const NUDGE_DELAY_MS = 15;
+const NUDGE_RETRY_MS = 25;
+const NUDGE_FOLLOW_UP_MS = 1_000;
+
+/**
+ * Turns outbox events into webhook deliveries, one row per (event, hook): the outbox's own marker
+ * for this consumer (`webhooksQueuedAt`) is claimed by a conditional UPDATE in the transaction that
+ * inserts the event's deliveries, so with several instances each event is fanned out once (and the
+ * unique (hookId, eventId) refuses a second row regardless). A hook hears of an event of its
+ * project (or any, when global) of a type it lists, and never of a document its owner cannot read.
+ */
+@Injectable()
+export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('WebhookFanout');
+  private readonly poller = new Poller(POLL_MS, () => this.fanOutBatch(), this.logger);
+  private stopListening: (() => void) | undefined;
+  private lastNudge = -Infinity;
+
+  constructor(
+    private readonly hooks: WebhooksRepository,
+    private readonly transactions: Transactions,
+    private readonly participants: DocumentParticipants,
+    private readonly worker: WebhookDeliveryWorker,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopListening = onOutboxWrite(() => {
+      this.lastNudge = performance.now();
+      this.poller.wake(NUDGE_DELAY_MS);
+    });
+    this.poller.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopListening?.();
+    await this.poller.stop();
+  }
+
+  /** One batch; answers whether a full batch was found (more may be waiting). */
+  async fanOutBatch(): Promise<boolean> {
+    const events = await this.hooks.pendingEvents(BATCH_SIZE);
+    const unheard: string[] = [];
+    let queued = false;
+    for (const event of events) {
+      const now = this.clock.now();
+      const rows = await this.deliveriesFor(event, now);
+      if (rows.length === 0) {
+        unheard.push(event.id);
+        continue;
+      }
+      await this.transactions.run(
+        async (tx) => {
+          if (!(await this.hooks.claimEvent(tx, event.id, now))) return;
+          await this.hooks.insertDeliveries(tx, rows);
+          queued = true;
+        },
+        { readCommitted: true },
+      );
+    }
+    if (unheard.length) {
+      const at = this.clock.now();
+      await this.transactions.run((tx) => this.hooks.markQueued(tx, unheard, at), { readCommitted: true });
+    }
+    if (queued) this.worker.wake();
+    const full = events.length === BATCH_SIZE;
+    if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
+    return full;
+  }
+
+  private async deliveriesFor(event: OutboxEvent, now: Date): Promise<WebhookDelivery[]> {
+    if (!WEBHOOK_EVENT_TYPES.includes(event.type)) return [];
+    let hooks = (await this.hooks.enabledFor(event.projectId)).filter((hook) => hook.events.includes(event.type));
+    if (hooks.length === 0) return [];
+    if (event.documentId) {
+      const owners = [...new Set(hooks.map((hook) => hook.ownerId))];
+      const readers = new Set(await this.participants.readersAmong(event.documentId, owners));
+      hooks = hooks.filter((hook) => readers.has(hook.ownerId));
+    }
+    const body = JSON.stringify({
+      type: event.type,
+      timestamp: event.createdAt.toISOString(),
+      data: {
+        eventId: event.id,
+        projectId: event.projectId,
+        documentId: event.documentId,
+        actorId: event.actorId,
+        subjectUserId: event.subjectUserId,
+        ...event.payload,
+      },
+    });
+    return hooks.map((hook) => ({
+      id: randomUUID(),
+      hookId: hook.id,
+      eventId: event.id,
+      eventType: event.type,
+      body,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastAttemptAt: null,
+      responseStatus: null,
+      durationMs: null,
+      lastError: null,
+      createdAt: now,
+      finishedAt: null,
+    }));
+  }
+}
