@@ -11,6 +11,8 @@ import { DatabaseModule } from './database/database.module.js';
 import { DocumentTypesModule } from './document-types/document-types.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LegalHoldsModule } from './legal-holds/legal-holds.module.js';
+import { RetentionModule } from './retention/retention.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
@@ -38,6 +40,8 @@ import { UsersModule } from './users/users.module.js';
     ProjectsModule,
     DocumentsModule,
     CommentsModule,
+    LegalHoldsModule,
+    RetentionModule,
     NotificationsModule,
     HealthModule,
   ],

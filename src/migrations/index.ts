@@ -24,6 +24,9 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
+import { AuditChain1763800000135 } from './1763800000135-AuditChain.js';
+import { LegalHolds1763800000136 } from './1763800000136-LegalHolds.js';
+import { DocumentTypeRetention1763800000137 } from './1763800000137-DocumentTypeRetention.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -53,4 +56,7 @@ export const MIGRATIONS = [
   DocumentComments1763800000080,
   PendingFiles1763800000090,
   JobLeases1763800000095,
+  AuditChain1763800000135,
+  LegalHolds1763800000136,
+  DocumentTypeRetention1763800000137,
 ];

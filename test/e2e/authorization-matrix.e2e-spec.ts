@@ -263,6 +263,12 @@ export const MATRIX: Row[] = [
   { method: 'PATCH', route: '/api/roles/:roleId', rule: 'roles:manage', body: {}, expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: adminOnly(404) },
   { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: adminOnly(200) },
+  { method: 'GET', route: '/api/audit-events/head', rule: 'audit:read', expected: adminOnly(200) },
+  { method: 'GET', route: '/api/audit-events/export', rule: 'audit:read', expected: adminOnly(200) },
+  { method: 'GET', route: '/api/legal-holds', rule: 'legalHolds:manage', expected: adminOnly(200) },
+  { method: 'POST', route: '/api/legal-holds', rule: 'legalHolds:manage', body: {}, expected: adminOnly(400) },
+  { method: 'GET', route: '/api/legal-holds/:legalHoldId', rule: 'legalHolds:manage', expected: adminOnly(404) },
+  { method: 'DELETE', route: '/api/legal-holds/:legalHoldId', rule: 'legalHolds:manage', expected: adminOnly(404) },
   // Last: it revokes the persona's token.
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
