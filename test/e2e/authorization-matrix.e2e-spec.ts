@@ -512,7 +512,7 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
         .replace(':documentId', target ?? documentId)
         .replace(':projectId', projectId)
         .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
-        .replace(/:(roleId|documentTypeId|notificationId|commentId)/, () => randomUUID());
+        .replace(/:(roleId|documentTypeId|notificationId|commentId|legalHoldId)/, () => randomUUID());
       const token = tokens[persona];
       if (row.stream) {
         answers[persona] = await streamStatus(`${t.url}${path}`, token);

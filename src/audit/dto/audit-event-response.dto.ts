@@ -26,11 +26,16 @@ export class AuditEventDto {
       'auth.password_change_failed, user.created, user.updated, user.password_set, role.created, ' +
       'role.updated, role.deleted, document_type.created, document_type.updated, document_type.deleted, ' +
       'project.created, project.updated, project.member_added, project.member_role_changed, ' +
-      'project.member_removed.',
+      'project.member_removed, legal_hold.created, legal_hold.released, document.purged, ' +
+      'document.retention_applied.',
   })
   action: string;
 
-  @ApiProperty({ example: 'user', maxLength: 32, description: 'user, role, document_type, project' })
+  @ApiProperty({
+    example: 'user',
+    maxLength: 32,
+    description: 'user, role, document_type, project, document, legal_hold',
+  })
   targetType: string;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: '3f2c1b0a-9e8d-4c7b-a6f5-e4d3c2b1a098' })
