@@ -12,6 +12,8 @@ import { DocumentLocksModule } from './document-locks/document-locks.module.js';
 import { DocumentTypesModule } from './document-types/document-types.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LegalHoldsModule } from './legal-holds/legal-holds.module.js';
+import { RetentionModule } from './retention/retention.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { ReviewsModule } from './reviews/reviews.module.js';
 import { RolesModule } from './roles/roles.module.js';
@@ -46,6 +48,8 @@ import { SavedSearchesModule } from './saved-searches/saved-searches.module.js';
     ReviewsModule,
     DocumentLocksModule,
     SharesModule,
+    LegalHoldsModule,
+    RetentionModule,
     NotificationsModule,
     WebhooksModule,
     SavedSearchesModule,

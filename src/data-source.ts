@@ -1,6 +1,7 @@
 import { NotificationPreference } from './notifications/entities/notification-preference.entity.js';
 import { NotificationStreamTicket } from './notifications/entities/notification-stream-ticket.entity.js';
 import type { DataSourceOptions } from 'typeorm';
+import { AuditChainHead } from './audit/entities/audit-chain-head.entity.js';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import { Comment } from './comments/entities/comment.entity.js';
 import { IdempotencyKey } from './common/idempotency/idempotency-key.entity.js';
@@ -20,6 +21,9 @@ import { Notification } from './notifications/entities/notification.entity.js';
 import { Role } from './users/entities/role.entity.js';
 import { PendingFile } from './storage/entities/pending-file.entity.js';
 import { JobLease } from './scheduling/entities/job-lease.entity.js';
+import { LegalHoldDocument } from './legal-holds/entities/legal-hold-document.entity.js';
+import { LegalHold } from './legal-holds/entities/legal-hold.entity.js';
+import { RetentionApplication } from './retention/entities/retention-application.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
 import { DocumentLock } from './document-locks/entities/document-lock.entity.js';
 import { DocumentReview } from './reviews/entities/document-review.entity.js';
@@ -51,6 +55,10 @@ export const ENTITIES = [
   NotificationCount,
   OutboxEvent,
   AuditEvent,
+  AuditChainHead,
+  LegalHold,
+  LegalHoldDocument,
+  RetentionApplication,
   NotificationPreference,
   NotificationStreamTicket,
   Comment,

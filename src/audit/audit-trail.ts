@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { AuditContext } from './audit-context.js';
+import { chainedFields, chainHash } from './audit-chain.js';
 import type { AuditChanges, AuditEvent } from './entities/audit-event.entity.js';
 import { AuditRepository } from './audit.repository.js';
 
@@ -30,8 +31,22 @@ export class AuditTrail {
     private readonly transactions: Transactions,
   ) {}
 
+  /**
+   * Appends the event to the hash chain: locks the chain head, links the event to it (sequence + 1,
+   * previousHash = its hash, at never before its at) and moves the head, all in `tx`.
+   */
   async record(tx: AuditTransaction, context: AuditContext, event: AuditRecord): Promise<void> {
-    await this.events.insert(tx, this.row(context, event));
+    const head = await this.events.lockHead(tx);
+    const now = new Date();
+    const row: AuditEvent = {
+      ...this.row(context, event),
+      at: now < head.at ? head.at : now,
+      sequence: head.sequence + 1,
+      previousHash: head.hash,
+      hash: null,
+    };
+    row.hash = chainHash(head.hash, chainedFields(row, row.sequence!));
+    await this.events.append(tx, row);
   }
 
   /** An event that records no change of its own (a login attempt): a transaction of its own. */
@@ -39,17 +54,20 @@ export class AuditTrail {
     return this.transactions.run((tx) => this.record(tx, context, event));
   }
 
-  private row(context: AuditContext, event: AuditRecord): AuditEvent {
+  private row(
+    context: AuditContext,
+    event: AuditRecord,
+  ): Omit<AuditEvent, 'at' | 'sequence' | 'previousHash' | 'hash'> {
     return {
       id: randomUUID(),
-      at: new Date(),
       actorId: context.actorId,
       action: event.action,
       targetType: event.targetType,
       targetId: event.targetId,
       ip: context.ip?.slice(0, 64) ?? null,
       requestId: context.requestId,
-      changes: event.changes ?? {},
+      // As stored and read back (simple-json), so the hash covers exactly what a reader sees.
+      changes: JSON.parse(JSON.stringify(event.changes ?? {})) as AuditChanges,
     };
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, Repository, type QueryDeepPartialEntity } from 'typeorm';
+import { Brackets, MoreThan, Repository, type QueryDeepPartialEntity } from 'typeorm';
 import type { Tx } from '../database/transactions.js';
+import { AuditChainHead } from './entities/audit-chain-head.entity.js';
 import { AuditEvent } from './entities/audit-event.entity.js';
 
 /** A position in the newest-first order: the (at, id) of the last event a client has seen. */
@@ -19,13 +20,58 @@ export interface AuditFilter {
   to?: Date;
 }
 
-/** Every statement of the audit trail: the insert (in the change's transaction) and the filtered list. */
+/** The one row of audit_chain_head. */
+const HEAD_ID = 1;
+
+/**
+ * Every statement of the audit trail: the chain head and insert (in the change's transaction),
+ * the filtered list, and the walk along the chain (export, verification).
+ */
 @Injectable()
 export class AuditRepository {
-  constructor(@InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>) {}
+  constructor(
+    @InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>,
+    @InjectRepository(AuditChainHead) private readonly heads: Repository<AuditChainHead>,
+  ) {}
 
-  async insert(tx: Tx, event: AuditEvent): Promise<void> {
+  /**
+   * The chain's end, locked until the transaction ends (FOR UPDATE on MySQL; SQLite's single
+   * writer already serialises it, and a Galera certification conflict on its update retries).
+   */
+  async lockHead(tx: Tx): Promise<AuditChainHead> {
+    const query = tx.getRepository(AuditChainHead).createQueryBuilder('h').where('h.id = :id', { id: HEAD_ID });
+    if (tx.connection.options.type !== 'better-sqlite3') query.setLock('pessimistic_write');
+    const head = await query.getOne();
+    if (!head) throw new Error('audit_chain_head has no row: run the migrations');
+    return head;
+  }
+
+  async append(tx: Tx, event: AuditEvent): Promise<void> {
     await tx.getRepository(AuditEvent).insert(insertable(event));
+    await tx
+      .getRepository(AuditChainHead)
+      .update({ id: HEAD_ID }, { sequence: event.sequence!, hash: event.hash!, at: event.at });
+  }
+
+  head(): Promise<AuditChainHead | null> {
+    return this.heads.findOneBy({ id: HEAD_ID });
+  }
+
+  /** Chained events after `afterSequence`, in chain order, optionally within [from, to). */
+  chainPage(afterSequence: number, limit: number, range: { from?: Date; to?: Date } = {}): Promise<AuditEvent[]> {
+    const query = this.events
+      .createQueryBuilder('e')
+      .where('e.sequence > :afterSequence', { afterSequence })
+      .orderBy('e.sequence', 'ASC')
+      .limit(limit);
+    if (range.from !== undefined) query.andWhere('e.at >= :from', { from: this.storedAt(range.from) });
+    if (range.to !== undefined) query.andWhere('e.at < :to', { to: this.storedAt(range.to) });
+    return query.getMany();
+  }
+
+  /** The number of chained events after a sequence (the verifier's progress total). */
+  countChained(afterSequence = 0): Promise<number> {
+    return this.events.countBy({ sequence: MoreThan(afterSequence) });
   }
 
   /** One page, newest first (at, then id, descending), and the number of matching events. */

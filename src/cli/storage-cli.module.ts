@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { httpConfig } from '../config/configuration.js';
 import { DocumentsModule } from '../documents/documents.module.js';
+import { LegalHoldsModule } from '../legal-holds/legal-holds.module.js';
 import { CliModule } from './cli.module.js';
 
 /** REQUEST_TIMEOUT_MS, which tells the file collector when an upload in flight is stale. */
@@ -12,7 +13,8 @@ class UploadDeadlineModule {}
 /**
  * What the storage CLIs (trash:purge, storage:verify) need: the CLIs' module (database,
  * STORAGE_DIR; its one DatabaseModule.forRoot, so no second data source named "default") and the
- * documents feature with its file store. No HTTP is served, no JWT keys are needed.
+ * documents feature with its file store, and legal holds (so the purge skips held documents).
+ * No HTTP is served, no JWT keys are needed.
  */
-@Module({ imports: [CliModule, UploadDeadlineModule, DocumentsModule] })
+@Module({ imports: [CliModule, UploadDeadlineModule, DocumentsModule, LegalHoldsModule] })
 export class StorageCliModule {}

@@ -11,13 +11,39 @@ import {
   DocumentTypesRepository,
 } from './document-types.repository.js';
 import { DocumentType } from './entities/document-type.entity.js';
+import type { RetentionPolicy } from './retention-policy.js';
 
 export interface DocumentTypeInput {
   name?: string;
   description?: string;
+  /** Undefined keeps the current policy; null removes it. */
+  retention?: RetentionPolicy | null;
 }
 
-const AUDITED_FIELDS = ['name', 'description'];
+const AUDITED_FIELDS = ['name', 'description', 'retention'];
+
+/** A type's retention policy, or null when it declares none. */
+export function retentionOf(type: DocumentType): RetentionPolicy | null {
+  if (type.retentionDays === null || type.retentionFrom === null || type.retentionAction === null) return null;
+  return { days: type.retentionDays, from: type.retentionFrom, action: type.retentionAction };
+}
+
+/** The columns that store a policy, with who set it. */
+function retentionColumns(policy: RetentionPolicy | null, setBy: string | null) {
+  return {
+    retentionDays: policy?.days ?? null,
+    retentionFrom: policy?.from ?? null,
+    retentionAction: policy?.action ?? null,
+    retentionSetBy: policy ? setBy : null,
+  };
+}
+
+/** The audited view of a type: its fields plus the retention policy as one value. */
+const audited = (type: DocumentType) => ({
+  name: type.name,
+  description: type.description,
+  retention: retentionOf(type),
+});
 
 /** Document types: names unique ignoring case and Unicode form; a type in use cannot be deleted. */
 @Injectable()
@@ -32,12 +58,16 @@ export class DocumentTypesService {
     return this.types.findAll();
   }
 
-  create(input: Required<DocumentTypeInput>, context: AuditContext): Promise<DocumentType> {
+  create(
+    input: DocumentTypeInput & { name: string; description: string },
+    context: AuditContext,
+  ): Promise<DocumentType> {
     const type = Object.assign(new DocumentType(), {
       id: randomUUID(),
       name: input.name,
       description: input.description,
       createdAt: new Date(),
+      ...retentionColumns(input.retention ?? null, context.actorId),
     });
     return this.write(async (tx) => {
       await this.assertNameFree(tx, type.name, type.id);
@@ -46,7 +76,7 @@ export class DocumentTypesService {
         action: 'document_type.created',
         targetType: 'document_type',
         targetId: type.id,
-        changes: changedFields({}, type, AUDITED_FIELDS),
+        changes: changedFields({}, audited(type), AUDITED_FIELDS),
       });
       return type;
     });
@@ -60,8 +90,9 @@ export class DocumentTypesService {
       const after = Object.assign(new DocumentType(), before, {
         name,
         description: input.description ?? before.description,
+        ...(input.retention === undefined ? {} : retentionColumns(input.retention, context.actorId)),
       });
-      const changes = changedFields(before, after, AUDITED_FIELDS);
+      const changes = changedFields(audited(before), audited(after), AUDITED_FIELDS);
       if (Object.keys(changes).length === 0) return before;
       if (changes.name) await this.assertNameFree(tx, name, id);
       await this.types.save(tx, after);
@@ -86,7 +117,7 @@ export class DocumentTypesService {
         action: 'document_type.deleted',
         targetType: 'document_type',
         targetId: id,
-        changes: changedFields(type, {}, AUDITED_FIELDS),
+        changes: changedFields(audited(type), {}, AUDITED_FIELDS),
       });
     });
   }

@@ -75,7 +75,10 @@ export class DocumentTrashController {
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
+  @ApiConflictResponse({
+    type: ErrorResponseDto,
+    description: 'conflict: the document kept changing, retry; legal_hold: a legal hold keeps the document',
+  })
   @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
   @ApiWriteGuardErrors()
   @ApiCommonErrors()

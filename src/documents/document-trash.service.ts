@@ -128,12 +128,16 @@ export class DocumentTrashService {
   async purgeExpired(now = new Date()): Promise<PurgeResult> {
     const cutoff = new Date(now.getTime() - this.storage.trashRetentionDays * 86_400_000);
     const result: PurgeResult = { documents: 0, files: 0 };
+    // Documents a guard keeps (a legal hold) stay in the trash; the next batches look past them.
+    const kept = new Set<string>();
     for (;;) {
-      const ids = await this.documents.purgeCandidates(cutoff, PURGE_BATCH);
+      const ids = await this.documents.purgeCandidates(cutoff, PURGE_BATCH, [...kept]);
       if (ids.length === 0) break;
-      const { documents, hashes } = await this.transactions.run((tx) =>
-        this.removeForGood(tx, ids, false, CLI_AUDIT_CONTEXT),
-      );
+      const { documents, hashes } = await this.transactions.run(async (tx) => {
+        const removable = await this.guards.removable(tx, ids);
+        for (const id of ids) if (!removable.includes(id)) kept.add(id);
+        return this.removeForGood(tx, removable, false, CLI_AUDIT_CONTEXT);
+      });
       result.documents += documents;
       result.files += await this.files.collect(hashes);
       if (ids.length < PURGE_BATCH) break;

@@ -35,4 +35,12 @@ describe('DocumentWriteGuards', () => {
     await guards.beforeRemoval(tx, ['d1', 'd2']);
     expect(asked).toEqual([['d1', 'd2']]);
   });
+
+  it('answers the ids no guard keeps from removal', async () => {
+    const guards = new DocumentWriteGuards();
+    guards.register({});
+    guards.register({ keeps: async (_tx, ids) => ids.filter((id) => id === 'held') });
+    expect(await guards.removable(tx, ['d1', 'held', 'd2'])).toEqual(['d1', 'd2']);
+    expect(await guards.removable(tx, [])).toEqual([]);
+  });
 });

@@ -15,6 +15,8 @@ export interface DocumentWriteGuard {
   beforeChange?(tx: Tx, document: Document, change: ChangeDescription, user: AuthenticatedUser): Promise<void>;
   /** Removal for good: permanent delete, purge. */
   beforeRemoval?(tx: Tx, documentIds: string[]): Promise<void>;
+  /** The ids among `documentIds` this guard keeps from removal (what a batch purge must skip). */
+  keeps?(tx: Tx, documentIds: string[]): Promise<string[]>;
 }
 
 /** Where features register their guards (in their onModuleInit), so documents never import them. */
@@ -33,6 +35,15 @@ export class DocumentWriteGuards {
   async beforeRemoval(tx: Tx, documentIds: string[]): Promise<void> {
     if (documentIds.length === 0) return;
     for (const guard of this.guards) await guard.beforeRemoval?.(tx, documentIds);
+  }
+
+  /** The ids among `documentIds` that no guard keeps from removal. */
+  async removable(tx: Tx, documentIds: string[]): Promise<string[]> {
+    const kept = new Set<string>();
+    for (const guard of this.guards) {
+      if (documentIds.length > 0) for (const id of (await guard.keeps?.(tx, documentIds)) ?? []) kept.add(id);
+    }
+    return documentIds.filter((id) => !kept.has(id));
   }
 }
 

@@ -99,13 +99,15 @@ export class DocumentsRepository {
     });
   }
 
-  /** Up to `limit` trashed documents deleted before `cutoff`, oldest deletion first. */
-  async purgeCandidates(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = await this.dataSource
+  /** Up to `limit` trashed documents deleted before `cutoff` (but those in `except`), oldest deletion first. */
+  async purgeCandidates(cutoff: Date, limit: number, except: string[] = []): Promise<string[]> {
+    const query = this.dataSource
       .getRepository(Document)
       .createQueryBuilder('d')
       .select('d.id', 'id')
-      .where('d.deletedAt IS NOT NULL AND d.deletedAt < :cutoff', { cutoff })
+      .where('d.deletedAt IS NOT NULL AND d.deletedAt < :cutoff', { cutoff });
+    if (except.length) query.andWhere('d.id NOT IN (:...except)', { except });
+    const rows = await query
       .orderBy('d.deletedAt', 'ASC')
       .addOrderBy('d.id', 'ASC')
       .limit(limit)

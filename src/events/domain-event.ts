@@ -10,6 +10,7 @@ export const DOMAIN_EVENT_TYPES = [
   'document.status_changed',
   'document.deleted',
   'document.restored',
+  'document.retention_applied',
   'project.member_added',
   'comment.created',
   'comment.mentioned',

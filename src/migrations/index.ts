@@ -25,6 +25,9 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
 import { ReviewsLocksShares1763800000130 } from './1763800000130-ReviewsLocksShares.js';
+import { AuditChain1763800000135 } from './1763800000135-AuditChain.js';
+import { LegalHolds1763800000136 } from './1763800000136-LegalHolds.js';
+import { DocumentTypeRetention1763800000137 } from './1763800000137-DocumentTypeRetention.js';
 import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
 import { SavedSearches1763800000146 } from './1763800000146-SavedSearches.js';
 import { rerunnable } from './rerunnable.js';
@@ -58,6 +61,9 @@ export const MIGRATIONS = [
   PendingFiles1763800000090,
   JobLeases1763800000095,
   ReviewsLocksShares1763800000130,
+  AuditChain1763800000135,
+  LegalHolds1763800000136,
+  DocumentTypeRetention1763800000137,
   Webhooks1763800000145,
   SavedSearches1763800000146,
 ].map((migration) => rerunnable(migration));

@@ -50,6 +50,15 @@ export function notificationText(context: EventContext): { subject: string; mess
       subject = `${title} was restored`;
       message = `${actor} restored the document ${title} from the trash.`;
       break;
+    case 'document.retention_applied': {
+      const done = { archive: 'archived', trash: 'moved to the trash', purge: 'deleted for good' }[
+        String(payload.action) as 'archive' | 'trash' | 'purge'
+      ];
+      const days = typeof payload.days === 'number' ? ` after ${payload.days} days` : '';
+      subject = `${title} was ${done ?? 'retained'} by retention`;
+      message = `The retention policy of its document type${days} ${done ? `has ${done}` : 'applied to'} the document ${title}.`;
+      break;
+    }
     case 'comment.created':
       subject = `New comment on ${title}`;
       message = `${actor} commented on the document ${title}: ${text(payload.excerpt) ?? ''}`;

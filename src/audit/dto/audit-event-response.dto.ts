@@ -27,11 +27,18 @@ export class AuditEventDto {
       'role.updated, role.deleted, document_type.created, document_type.updated, document_type.deleted, ' +
       'project.created, project.updated, project.member_added, project.member_role_changed, ' +
       'project.member_removed, review.requested, review.decided, document.locked, document.unlocked, ' +
-      'share.created, share.revoked, share.accessed, share.viewed, share.refused.',
+      'share.created, share.revoked, share.accessed, share.viewed, share.refused, legal_hold.created, ' +
+      'legal_hold.released, document.purged, document.retention_applied, webhook.created, webhook.updated, ' +
+      'webhook.secret_rotated, webhook.deleted, webhook.disabled, saved_search.created, saved_search.updated, ' +
+      'saved_search.deleted.',
   })
   action: string;
 
-  @ApiProperty({ example: 'user', maxLength: 32, description: 'user, role, document_type, project, document, share' })
+  @ApiProperty({
+    example: 'user',
+    maxLength: 32,
+    description: 'user, role, document_type, project, document, share, legal_hold, webhook, saved_search',
+  })
   targetType: string;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: '3f2c1b0a-9e8d-4c7b-a6f5-e4d3c2b1a098' })

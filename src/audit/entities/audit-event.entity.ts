@@ -11,14 +11,17 @@ export type AuditChanges = Record<string, FieldChange>;
 /**
  * One recorded decision: who (actorId, null for an anonymous login attempt) did what (action) to
  * which object (targetType, targetId), from where (ip, requestId), changing which fields. Rows are
- * only ever inserted: no code path updates or deletes them. Declares exactly what migration
- * 1763800000020 creates.
+ * only ever inserted: no code path updates or deletes them. Each is a link of the hash chain
+ * (audit-chain.ts): sequence, previousHash and hash are null only on events recorded before the
+ * chain began (migration 1763800000135). Declares exactly what migrations 1763800000020 and
+ * 1763800000135 create.
  */
 @Entity({ name: 'audit_events' })
 @Index('IDX_audit_events_at', ['at', 'id'])
 @Index('IDX_audit_events_actor', ['actorId', 'at'])
 @Index('IDX_audit_events_target', ['targetType', 'targetId', 'at'])
 @Index('IDX_audit_events_action', ['action', 'at'])
+@Index('IDX_audit_events_sequence', ['sequence'], { unique: true })
 export class AuditEvent {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
@@ -46,4 +49,18 @@ export class AuditEvent {
 
   @Column({ type: 'simple-json' })
   changes: AuditChanges;
+
+  /** Position in the chain, 1, 2, 3… without gaps. */
+  @Column({
+    type: 'bigint',
+    nullable: true,
+    transformer: { to: (v: number | null) => v, from: (v: string | number | null) => (v === null ? null : Number(v)) },
+  })
+  sequence: number | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  previousHash: string | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  hash: string | null;
 }

@@ -11,6 +11,7 @@ export const PERMISSION_CATALOGUE = {
   users: ['manage'],
   roles: ['manage'],
   audit: ['read'],
+  legalHolds: ['manage'],
 } as const;
 
 export type PermissionResource = keyof typeof PERMISSION_CATALOGUE;

@@ -29,6 +29,7 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   webhook_url_refused:
     'the host hooks.internal resolves to a private or reserved address; list it in WEBHOOK_ALLOWED_HOSTS to allow it',
   webhook_disabled: 'The webhook is disabled; enable it (PATCH {"enabled": true}) before replaying deliveries.',
+  legal_hold_not_found: 'No legal hold has the id 4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b.',
   member_not_found: 'The user 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed is not a member of this project.',
   route_not_found: 'No such route; see /docs for the operations this service offers.',
   request_timeout: 'The request was not received in time; send it again.',
@@ -39,6 +40,8 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   role_in_use: 'The role editor is held by 3 user(s); take it from them first.',
   document_type_in_use: 'The document type Contract is used by 12 document(s).',
   invalid_transition: 'A document in published cannot move to in_review; allowed: archived.',
+  legal_hold:
+    'The document is under the legal hold "Smith v. Acme" (4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b): it cannot be deleted, purged or retained away until the hold is released.',
   document_archived: 'The document is archived; move it back to draft before changing it.',
   version_not_found: 'The document has no version 4; its current version is 3.',
   range_not_satisfiable: 'The range starts past the end of the file (2048 bytes).',

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import type { RetentionAction, RetentionFrom } from '../retention-policy.js';
 
 // The unique's name is the one TypeORM's Table API generated for InitialSchema's `isUnique` column.
 @Entity({ name: 'document_types' })
@@ -23,4 +24,18 @@ export class DocumentType {
 
   @Column({ type: 'datetime', precision: 3 })
   createdAt: Date;
+
+  /** Retention (migration 1763800000137): all three set, or none. */
+  @Column({ type: 'integer', nullable: true })
+  retentionDays: number | null;
+
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  retentionFrom: RetentionFrom | null;
+
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  retentionAction: RetentionAction | null;
+
+  /** Who last set the retention: the scheduled job acts in their name (history, audit). */
+  @Column({ type: 'varchar', length: 36, nullable: true })
+  retentionSetBy: string | null;
 }
