@@ -318,7 +318,6 @@ export const MATRIX: Row[] = [
   { method: 'PATCH', route: '/api/roles/:roleId', rule: 'roles:manage', body: {}, expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: adminOnly(404) },
   { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: adminOnly(200) },
-<<<<<<< HEAD
   // The body is validated first; a valid one is then 403 unless projects:manage (global) or a manager of the project.
   {
     method: 'POST',
@@ -363,14 +362,12 @@ export const MATRIX: Row[] = [
     rule: 'authenticated',
     expected: anyUser(404),
   },
-=======
   { method: 'GET', route: '/api/audit-events/head', rule: 'audit:read', expected: adminOnly(200) },
   { method: 'GET', route: '/api/audit-events/export', rule: 'audit:read', expected: adminOnly(200) },
   { method: 'GET', route: '/api/legal-holds', rule: 'legalHolds:manage', expected: adminOnly(200) },
   { method: 'POST', route: '/api/legal-holds', rule: 'legalHolds:manage', body: {}, expected: adminOnly(400) },
   { method: 'GET', route: '/api/legal-holds/:legalHoldId', rule: 'legalHolds:manage', expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/legal-holds/:legalHoldId', rule: 'legalHolds:manage', expected: adminOnly(404) },
->>>>>>> wt-gov-b
   // Last: it revokes the persona's token.
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
@@ -635,15 +632,11 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
         .replace(':documentId', target ?? documentId)
         .replace(':projectId', projectId)
         .replace(':userId', row.route.startsWith('/api/projects/') ? ids.tess : randomUUID())
-<<<<<<< HEAD
-        .replace(/:(roleId|documentTypeId|notificationId|commentId|shareId|webhookId|savedSearchId)/, () =>
+        .replace(/:(roleId|documentTypeId|notificationId|commentId|shareId|webhookId|savedSearchId|legalHoldId)/, () =>
           randomUUID(),
         )
         .replace(':deliveryId', randomUUID())
         .replace(':link', 'A'.repeat(43));
-=======
-        .replace(/:(roleId|documentTypeId|notificationId|commentId|legalHoldId)/, () => randomUUID());
->>>>>>> wt-gov-b
       const token = tokens[persona];
       if (row.stream) {
         answers[persona] = await streamStatus(`${t.url}${path}`, token);
