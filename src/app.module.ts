@@ -15,6 +15,7 @@ import { NotificationsModule } from './notifications/notifications.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WatchesModule } from './watches/watches.module.js';
 
 @Module({
   imports: [
@@ -38,6 +39,7 @@ import { UsersModule } from './users/users.module.js';
     ProjectsModule,
     DocumentsModule,
     CommentsModule,
+    WatchesModule,
     NotificationsModule,
     HealthModule,
   ],

@@ -22,6 +22,8 @@ import { PendingFile } from './storage/entities/pending-file.entity.js';
 import { JobLease } from './scheduling/entities/job-lease.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
 import { User } from './users/entities/user.entity.js';
+import { DocumentWatch } from './watches/entities/document-watch.entity.js';
+import { ProjectWatch } from './watches/entities/project-watch.entity.js';
 
 /**
  * Composition: the one list of every feature's entities and the migrations that create their
@@ -49,6 +51,8 @@ export const ENTITIES = [
   PendingFile,
   IdempotencyKey,
   JobLease,
+  DocumentWatch,
+  ProjectWatch,
 ];
 export { MIGRATIONS };
 

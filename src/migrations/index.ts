@@ -24,6 +24,8 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
+import { Watches1763800000140 } from './1763800000140-Watches.js';
+import { DeliveryTiming1763800000141 } from './1763800000141-DeliveryTiming.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -53,4 +55,6 @@ export const MIGRATIONS = [
   DocumentComments1763800000080,
   PendingFiles1763800000090,
   JobLeases1763800000095,
+  Watches1763800000140,
+  DeliveryTiming1763800000141,
 ];

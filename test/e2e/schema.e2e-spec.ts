@@ -32,6 +32,7 @@ const COUNT_TRIGGERS = [
 const CANONICAL_TABLES = [
   'audit_events',
   'document_comments',
+  'document_watches',
   'document_history',
   'document_types',
   'document_versions',
@@ -43,6 +44,7 @@ const CANONICAL_TABLES = [
   'pending_files',
   'job_leases',
   'project_members',
+  'project_watches',
   'projects',
   'roles',
   'user_roles',

@@ -1,0 +1,10 @@
+/** Whether `name` is an IANA time zone this runtime knows (e.g. Europe/Berlin, UTC). */
+export function isTimeZone(name: unknown): name is string {
+  if (typeof name !== 'string' || name.length === 0) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
