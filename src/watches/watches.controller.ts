@@ -2,6 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiBody,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -29,6 +30,12 @@ const PROJECT_NOT_FOUND = {
 };
 const BAD_ID = { type: ErrorResponseDto, description: 'validation_failed: the id is not a UUID' };
 const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
+/** As every PUT of this API, the request carries a JSON object: {} (nothing in it is read). */
+const EMPTY_BODY = {
+  required: true,
+  description: '{} (as every PUT of this API, a JSON object; nothing in it is read)',
+  schema: { type: 'object' as const, maxProperties: 0, example: {} },
+};
 
 @ApiTags('watches')
 @ApiBearerAuth()
@@ -39,6 +46,7 @@ export class WatchesController {
   @Put('documents/:documentId/watch')
   @UsesPolicy('document')
   @HttpCode(204)
+  @ApiBody(EMPTY_BODY)
   @ApiOperation({
     summary: 'Watch a document',
     description:
@@ -50,7 +58,7 @@ export class WatchesController {
   @ApiBadRequestResponse(BAD_ID)
   @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiCommonErrors({ body: true })
   async watchDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -81,6 +89,7 @@ export class WatchesController {
   @Put('documents/:documentId/mute')
   @UsesPolicy('document')
   @HttpCode(204)
+  @ApiBody(EMPTY_BODY)
   @ApiOperation({
     summary: 'Mute a document',
     description:
@@ -92,7 +101,7 @@ export class WatchesController {
   @ApiBadRequestResponse(BAD_ID)
   @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiCommonErrors({ body: true })
   async muteDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -120,6 +129,7 @@ export class WatchesController {
   @Put('projects/:projectId/watch')
   @UsesPolicy('project')
   @HttpCode(204)
+  @ApiBody(EMPTY_BODY)
   @ApiOperation({
     summary: 'Watch a project',
     description:
@@ -131,7 +141,7 @@ export class WatchesController {
   @ApiBadRequestResponse(BAD_ID)
   @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiNotFoundResponse(PROJECT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiCommonErrors({ body: true })
   async watchProject(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
