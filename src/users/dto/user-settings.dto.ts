@@ -32,8 +32,9 @@ export class UserSettingsDto {
   @ApiProperty({ maxLength: 64, example: 'Europe/Berlin', description: 'IANA time zone of quiet hours and digests' })
   timezone: string;
 
-  @ApiProperty({ type: QuietHoursDto, nullable: true, description: 'Local quiet hours; null: none' })
-  quietHours: QuietHoursDto | null;
+  // Absent rather than null: OpenAPI 3.0 cannot make a $ref nullable.
+  @ApiPropertyOptional({ type: QuietHoursDto, description: 'Local quiet hours; absent: none' })
+  quietHours?: QuietHoursDto;
 
   @ApiProperty({
     example: true,
@@ -52,8 +53,9 @@ export class UserSettingsDto {
   static from(user: Pick<User, 'timezone' | 'quietHoursStart' | 'quietHoursEnd' | 'urgentBypass' | 'snoozedUntil'>) {
     return {
       timezone: user.timezone,
-      quietHours:
-        user.quietHoursStart && user.quietHoursEnd ? { start: user.quietHoursStart, end: user.quietHoursEnd } : null,
+      ...(user.quietHoursStart && user.quietHoursEnd
+        ? { quietHours: { start: user.quietHoursStart, end: user.quietHoursEnd } }
+        : {}),
       urgentBypass: user.urgentBypass,
       snoozedUntil: user.snoozedUntil ? user.snoozedUntil.toISOString() : null,
     } satisfies UserSettingsDto;
