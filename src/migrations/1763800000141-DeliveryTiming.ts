@@ -54,7 +54,7 @@ export class DeliveryTiming1763800000141 implements MigrationInterface {
       ['notifications', NOTIFICATION_COLUMNS],
       ['notification_preferences', PREFERENCE_COLUMNS],
     ] as const) {
-      for (const [name] of [...columns].reverse()) await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN ${name}`);
+      for (const [name] of columns.toReversed()) await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN ${name}`);
     }
   }
 }

@@ -52,7 +52,13 @@ export function storedChoice(row: {
 
 /** Every event type with the user's stored choices over the defaults. */
 export function preferenceSet(
-  stored: { event: string; inApp: unknown; email: unknown; emailMode: string | null; emailDelayMinutes: number | null }[],
+  stored: {
+    event: string;
+    inApp: unknown;
+    email: unknown;
+    emailMode: string | null;
+    emailDelayMinutes: number | null;
+  }[],
 ): PreferenceSet {
   const set = Object.fromEntries(DOMAIN_EVENT_TYPES.map((event) => [event, defaultChoice(event)])) as PreferenceSet;
   for (const row of stored) {

@@ -178,7 +178,7 @@ export class NotificationsController {
   @ApiOperation({
     summary: 'Mark a thread read',
     description:
-      "Every unread notification of the caller about the document (all channels) becomes read, as read-all " +
+      'Every unread notification of the caller about the document (all channels) becomes read, as read-all ' +
       'does; an if_unread e-mail not yet sent is then cancelled. Idempotent; a document with no notification ' +
       'of the caller answers updated 0.',
   })
@@ -203,7 +203,10 @@ export class NotificationsController {
       'updates counts); urgent events pass when the urgentBypass setting is on. Replaces an earlier snooze.',
   })
   @ApiOkResponse({ type: SnoozeResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: until is missing, past or too far' })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description: 'validation_failed: until is missing, past or too far',
+  })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiCommonErrors({ body: true })
   snooze(@Body() body: SnoozeDto, @CurrentUser() user: AuthenticatedUser): Promise<SnoozeResponseDto> {

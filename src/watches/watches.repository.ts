@@ -62,7 +62,10 @@ export class WatchesRepository {
 
   /** The users watching the document (state `watching`). */
   async documentWatchers(documentId: string): Promise<string[]> {
-    const rows = await this.documentWatches.find({ select: { userId: true }, where: { documentId, state: 'watching' } });
+    const rows = await this.documentWatches.find({
+      select: { userId: true },
+      where: { documentId, state: 'watching' },
+    });
     return rows.map((row) => row.userId);
   }
 

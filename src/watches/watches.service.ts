@@ -41,7 +41,10 @@ export class WatchesService {
   }
 
   async of(userId: string): Promise<{ documents: DocumentWatchRow[]; projects: ProjectWatchRow[] }> {
-    const [documents, projects] = await Promise.all([this.watches.documentsOf(userId), this.watches.projectsOf(userId)]);
+    const [documents, projects] = await Promise.all([
+      this.watches.documentsOf(userId),
+      this.watches.projectsOf(userId),
+    ]);
     return { documents, projects };
   }
 }

@@ -2,8 +2,7 @@
 export function isTimeZone(name: unknown): name is string {
   if (typeof name !== 'string' || name.length === 0) return false;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone.length > 0;
   } catch {
     return false;
   }

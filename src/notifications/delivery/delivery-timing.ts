@@ -59,18 +59,12 @@ export function firstDue(
   timezone: string,
   dailyHour: number,
 ): Date {
-  switch (mode) {
-    case 'immediate':
-      return now;
-    case 'if_unread':
-      return new Date(now.getTime() + delayMinutes * MINUTE);
-    case 'hourly': {
-      const minute = localMinutes(now, timezone) % 60;
-      return new Date(startOfMinute(now).getTime() + (60 - minute) * MINUTE);
-    }
-    case 'daily':
-      return nextLocal(now, dailyHour * 60, timezone);
+  if (mode === 'if_unread') return new Date(now.getTime() + delayMinutes * MINUTE);
+  if (mode === 'hourly') {
+    const minute = localMinutes(now, timezone) % 60;
+    return new Date(startOfMinute(now).getTime() + (60 - minute) * MINUTE);
   }
+  return mode === 'daily' ? nextLocal(now, dailyHour * 60, timezone) : now;
 }
 
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
@@ -95,7 +89,12 @@ export function heldUntil(at: Date, settings: AttentionSettings, event: string |
       moved = true;
     }
     const { quietHoursStart: start, quietHoursEnd: end } = settings;
-    if (start && end && start !== end && inWindow(localMinutes(until, settings.timezone), toMinutes(start), toMinutes(end))) {
+    if (
+      start &&
+      end &&
+      start !== end &&
+      inWindow(localMinutes(until, settings.timezone), toMinutes(start), toMinutes(end))
+    ) {
       until = nextLocal(until, toMinutes(end), settings.timezone);
       moved = true;
     }

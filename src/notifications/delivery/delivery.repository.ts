@@ -114,10 +114,7 @@ export class DeliveryRepository {
   }
 
   /** Stored choices for one event type among the given users. */
-  async preferences(
-    event: DomainEventType,
-    userIds: string[],
-  ): Promise<Map<string, ChannelChoice>> {
+  async preferences(event: DomainEventType, userIds: string[]): Promise<Map<string, ChannelChoice>> {
     const choices = new Map<string, ChannelChoice>();
     for (let start = 0; start < userIds.length; start += IN_CHUNK) {
       const rows = await this.dataSource

@@ -23,7 +23,7 @@ function sources(overrides: {
   members?: string[];
   readers?: string[];
   inactive?: string[];
-}): RecipientSources {
+}) {
   const readers = new Set(overrides.readers ?? ['p', 'w', 'pw', 'm1', 'm2', 'actor', 'mentioned', 'subject']);
   const inactive = new Set(overrides.inactive ?? []);
   return {
@@ -34,12 +34,15 @@ function sources(overrides: {
     projectMembers: vi.fn(async () => overrides.members ?? []),
     readersAmong: vi.fn(async (_documentId: string, ids: string[]) => ids.filter((id) => readers.has(id))),
     activeAmong: vi.fn(async (ids: string[]) => ids.filter((id) => !inactive.has(id))),
-  };
+  } satisfies RecipientSources;
 }
 
 describe('recipientsOf (the dispatcher recipient rule)', () => {
   it('joins participants, document watchers and project watchers', async () => {
-    const found = await recipientsOf(event({}), sources({ participants: ['p'], watchers: ['w'], projectWatchers: ['pw'] }));
+    const found = await recipientsOf(
+      event({}),
+      sources({ participants: ['p'], watchers: ['w'], projectWatchers: ['pw'] }),
+    );
     expect(found.toSorted()).toEqual(['p', 'pw', 'w']);
   });
 
@@ -52,7 +55,13 @@ describe('recipientsOf (the dispatcher recipient rule)', () => {
   it('leaves out who muted the document, whatever made them a candidate', async () => {
     const found = await recipientsOf(
       event({ type: 'document.created' }),
-      sources({ participants: ['p'], watchers: ['w'], projectWatchers: ['pw'], members: ['m1'], muters: ['p', 'pw', 'm1'] }),
+      sources({
+        participants: ['p'],
+        watchers: ['w'],
+        projectWatchers: ['pw'],
+        members: ['m1'],
+        muters: ['p', 'pw', 'm1'],
+      }),
     );
     expect(found).toEqual(['w']);
   });

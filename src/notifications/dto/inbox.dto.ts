@@ -85,7 +85,7 @@ export class EmailChoiceDto {
     description:
       'immediate: at once; if_unread: only if the in-app notification is still unread after delayMinutes ' +
       '(reading it cancels the e-mail); hourly / daily: one digest e-mail at the next full hour / at ' +
-      'NOTIFY_DAILY_DIGEST_HOUR, in the user\'s timezone; off: no e-mail',
+      "NOTIFY_DAILY_DIGEST_HOUR, in the user's timezone; off: no e-mail",
     example: 'if_unread',
   })
   mode: EmailMode;
@@ -128,8 +128,7 @@ export class ChannelChoiceInputDto {
 
   @ApiProperty({
     oneOf: [{ type: 'boolean' }, { $ref: getSchemaPath(EmailChoiceInputDto) }],
-    description:
-      '{mode, delayMinutes?}; or, as before e-mail modes (still accepted): true (immediate) or false (off)',
+    description: '{mode, delayMinutes?}; or, as before e-mail modes (still accepted): true (immediate) or false (off)',
     example: { mode: 'if_unread', delayMinutes: 30 },
   })
   email: boolean | EmailChoiceInputDto;

@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsOptional, IsString, Matches, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsDefined,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  ValidateNested,
+} from 'class-validator';
 import { isTimeZone } from '../../common/time/time-zone.js';
 import type { User } from '../entities/user.entity.js';
 import { UserResponseDto } from './user-response.dto.js';
@@ -69,7 +78,10 @@ export class UpdateUserSettingsDto {
   @MaxLength(64)
   @ValidateBy({
     name: 'timeZone',
-    validator: { validate: isTimeZone, defaultMessage: () => 'timezone must be an IANA time zone name, e.g. Europe/Berlin' },
+    validator: {
+      validate: isTimeZone,
+      defaultMessage: () => 'timezone must be an IANA time zone name, e.g. Europe/Berlin',
+    },
   })
   readonly timezone?: string;
 
