@@ -22,6 +22,7 @@ import { SharesModule } from './shares/shares.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { SavedSearchesModule } from './saved-searches/saved-searches.module.js';
+import { WatchesModule } from './watches/watches.module.js';
 
 @Module({
   imports: [
@@ -50,6 +51,7 @@ import { SavedSearchesModule } from './saved-searches/saved-searches.module.js';
     SharesModule,
     LegalHoldsModule,
     RetentionModule,
+    WatchesModule,
     NotificationsModule,
     WebhooksModule,
     SavedSearchesModule,

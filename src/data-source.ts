@@ -34,6 +34,8 @@ import { SavedSearchMatch } from './saved-searches/entities/saved-search-match.e
 import { SavedSearch } from './saved-searches/entities/saved-search.entity.js';
 import { WebhookDelivery } from './webhooks/entities/webhook-delivery.entity.js';
 import { Webhook } from './webhooks/entities/webhook.entity.js';
+import { DocumentWatch } from './watches/entities/document-watch.entity.js';
+import { ProjectWatch } from './watches/entities/project-watch.entity.js';
 
 /**
  * Composition: the one list of every feature's entities and the migrations that create their
@@ -73,6 +75,8 @@ export const ENTITIES = [
   WebhookDelivery,
   SavedSearch,
   SavedSearchMatch,
+  DocumentWatch,
+  ProjectWatch,
 ];
 export { MIGRATIONS };
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -13,7 +13,7 @@ import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { Authenticated, Public } from '../common/http/route-access.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { errorExamples } from '../common/errors/error-examples.js';
-import { UserEnvelopeDto } from '../users/dto/user-response.dto.js';
+import { MeResponseDto, UpdateMeDto } from '../users/dto/user-settings.dto.js';
 import { AuthService } from './auth.service.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ChangePasswordDto, TokenResponseDto } from './dto/change-password.dto.js';
@@ -73,12 +73,33 @@ export class AuthController {
   @Authenticated()
   @Get('me')
   @ApiBearerAuth()
-  @ApiOperation({ summary: "The caller's own user record", description: 'The same user shape login returns.' })
-  @ApiOkResponse({ type: UserEnvelopeDto })
+  @ApiOperation({
+    summary: "The caller's own user record and settings",
+    description: 'The same user shape login returns, and the settings (time zone, quiet hours, urgent bypass, snooze).',
+  })
+  @ApiOkResponse({ type: MeResponseDto })
   @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiCommonErrors()
-  async me(@CurrentUser() user: AuthenticatedUser): Promise<UserEnvelopeDto> {
-    return { user: await this.auth.me(user.id) };
+  me(@CurrentUser() user: AuthenticatedUser): Promise<MeResponseDto> {
+    return this.auth.me(user.id);
+  }
+
+  @Authenticated()
+  @Patch('me')
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: "Change the caller's own settings",
+    description:
+      'timezone (IANA name), quietHours ({start, end} as local "HH:MM", or null) and urgentBypass; settings ' +
+      'left out keep their value. E-mails due in quiet hours wait until they end; urgent events pass when ' +
+      'urgentBypass is on. Answers as GET /api/auth/me.',
+  })
+  @ApiOkResponse({ type: MeResponseDto })
+  @ApiBadRequestResponse(errorExamples('validation_failed', ['validation_failed']))
+  @ApiUnauthorizedResponse(UNAUTHORIZED)
+  @ApiCommonErrors({ body: true })
+  updateMe(@CurrentUser() user: AuthenticatedUser, @Body() body: UpdateMeDto): Promise<MeResponseDto> {
+    return this.auth.updateMe(user.id, body);
   }
 
   @Authenticated()

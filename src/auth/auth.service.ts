@@ -6,6 +6,8 @@ import { AuditTrail } from '../audit/audit-trail.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { jwtConfig } from '../config/configuration.js';
 import { UserResponseDto } from '../users/dto/user-response.dto.js';
+import { UserSettingsDto, type MeResponseDto, type UpdateMeDto } from '../users/dto/user-settings.dto.js';
+import type { User } from '../users/entities/user.entity.js';
 import { PasswordHasher } from '../users/password-hasher.service.js';
 import { UsersService } from '../users/users.service.js';
 import type { ChangePasswordDto, TokenResponseDto } from './dto/change-password.dto.js';
@@ -58,9 +60,14 @@ export class AuthService {
     return this.users.revokeTokens(userId, context, 'auth.logout');
   }
 
-  /** The caller's own record (GET /api/auth/me). */
-  async me(userId: string): Promise<UserResponseDto> {
-    return UserResponseDto.from(await this.users.get(userId));
+  /** The caller's own record and settings (GET /api/auth/me). */
+  async me(userId: string): Promise<MeResponseDto> {
+    return meOf(await this.users.get(userId));
+  }
+
+  /** Changes the caller's own settings (PATCH /api/auth/me). */
+  async updateMe(userId: string, input: UpdateMeDto): Promise<MeResponseDto> {
+    return meOf(await this.users.updateSettings(userId, input.settings));
   }
 
   /**
@@ -103,4 +110,8 @@ export class AuthService {
     });
     return { token, expiresIn: this.settings.expiresInSeconds };
   }
+}
+
+function meOf(user: User): MeResponseDto {
+  return { user: UserResponseDto.from(user), settings: UserSettingsDto.from(user) };
 }

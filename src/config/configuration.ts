@@ -118,6 +118,8 @@ export const notificationsConfig = configNamespace('notifications', (env) => ({
   retryBaseSeconds: env.NOTIFY_RETRY_BASE_SECONDS,
   /** Attempts in all before an e-mail notification is marked failed. */
   maxAttempts: env.NOTIFY_MAX_ATTEMPTS,
+  /** Local hour (0-23, in each user's time zone) of the daily e-mail digest. */
+  dailyDigestHour: env.NOTIFY_DAILY_DIGEST_HOUR,
   sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
   sseMaxStreamsPerUser: env.SSE_MAX_STREAMS_PER_USER,
 }));

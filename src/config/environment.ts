@@ -205,6 +205,7 @@ export class EnvironmentVariables {
   @StringVariable() MAIL_FROM = 'Document Management Service <no-reply@localhost>';
   @IntegerVariable(1, 86_400) NOTIFY_RETRY_BASE_SECONDS = 5;
   @IntegerVariable(1, 100) NOTIFY_MAX_ATTEMPTS = 5;
+  @IntegerVariable(0, 23) NOTIFY_DAILY_DIGEST_HOUR = 8;
   @IntegerVariable(1, 3_600) SSE_HEARTBEAT_SECONDS = 25;
   @IntegerVariable(1, 1_000) SSE_MAX_STREAMS_PER_USER = 5;
 

@@ -28,6 +28,8 @@ import { ReviewsLocksShares1763800000130 } from './1763800000130-ReviewsLocksSha
 import { AuditChain1763800000135 } from './1763800000135-AuditChain.js';
 import { LegalHolds1763800000136 } from './1763800000136-LegalHolds.js';
 import { DocumentTypeRetention1763800000137 } from './1763800000137-DocumentTypeRetention.js';
+import { Watches1763800000140 } from './1763800000140-Watches.js';
+import { DeliveryTiming1763800000141 } from './1763800000141-DeliveryTiming.js';
 import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
 import { SavedSearches1763800000146 } from './1763800000146-SavedSearches.js';
 import { rerunnable } from './rerunnable.js';
@@ -64,6 +66,8 @@ export const MIGRATIONS = [
   AuditChain1763800000135,
   LegalHolds1763800000136,
   DocumentTypeRetention1763800000137,
+  Watches1763800000140,
+  DeliveryTiming1763800000141,
   Webhooks1763800000145,
   SavedSearches1763800000146,
 ].map((migration) => rerunnable(migration));

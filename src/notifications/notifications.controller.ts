@@ -33,8 +33,10 @@ import {
   UnreadCountDto,
   UpdateNotificationDto,
   UpdatePreferencesDto,
+  emailChoiceOf,
 } from './dto/inbox.dto.js';
 import { ListNotificationsQueryDto } from './dto/list-notifications-query.dto.js';
+import { ListThreadsQueryDto, SnoozeDto, SnoozeResponseDto, ThreadListResponseDto } from './dto/threads.dto.js';
 import { NotificationDto, NotificationListResponseDto } from './dto/notification-list-response.dto.js';
 import { encodeCursor } from './notification-cursor.js';
 import type { ChannelChoice } from './notification-preferences.js';
@@ -120,8 +122,9 @@ export class NotificationsController {
   @ApiOperation({
     summary: "The caller's channel choices for every event type",
     description:
-      'Defaults: in_app on for every event; email on for document.updated, document.version_added, ' +
-      'document.status_changed and project.member_added. E-mail is only sent when the service has SMTP_URL.',
+      'Defaults: in_app on for every event; email immediate for document.updated, document.version_added, ' +
+      'document.status_changed, project.member_added and comment.mentioned, off for the others. E-mail is only ' +
+      'sent when the service has SMTP_URL; e-mails due in quiet hours or a snooze wait until they end.',
   })
   @ApiOkResponse({ type: PreferencesResponseDto })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
@@ -133,7 +136,10 @@ export class NotificationsController {
   @Put('preferences')
   @ApiOperation({
     summary: 'Change channel choices',
-    description: 'Any subset of the event types, each with both channels; answers the whole set.',
+    description:
+      'Any subset of the event types, each with both channels; answers the whole set. email is ' +
+      '{mode, delayMinutes?} (mode immediate, if_unread, hourly, daily or off); the earlier form, a boolean ' +
+      '(true: immediate, false: off), is still accepted.',
   })
   @ApiOkResponse({ type: PreferencesResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
@@ -145,9 +151,76 @@ export class NotificationsController {
   ): Promise<PreferencesResponseDto> {
     const choices: Partial<Record<DomainEventType, ChannelChoice>> = {};
     for (const [event, choice] of Object.entries(body.preferences)) {
-      if (choice) choices[event as DomainEventType] = { in_app: choice.in_app, email: choice.email };
+      // Validated by the DTO: emailChoiceOf answers for every choice that reaches here.
+      if (choice) choices[event as DomainEventType] = { in_app: choice.in_app, email: emailChoiceOf(choice.email)! };
     }
     return { preferences: await this.notifications.updatePreferences(user.id, choices) };
+  }
+
+  @Get('threads')
+  @ApiOperation({
+    summary: "The caller's notifications as threads, one per document",
+    description:
+      'In-app notifications grouped by document (or, without one, by event type), newest thread first, ' +
+      "each with the document's title, its newest notification and exact unread and total counts (counted " +
+      'from the notifications in one statement). Follow nextCursor for the next page.',
+  })
+  @ApiOkResponse({ type: ThreadListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  threads(@Query() query: ListThreadsQueryDto, @CurrentUser() user: AuthenticatedUser): Promise<ThreadListResponseDto> {
+    return this.notifications.threads(user.id, query.limit, query.cursor);
+  }
+
+  @Post('threads/:documentId/read')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Mark a thread read',
+    description:
+      'Every unread notification of the caller about the document (all channels) becomes read, as read-all ' +
+      'does; an if_unread e-mail not yet sent is then cancelled. Idempotent; a document with no notification ' +
+      'of the caller answers updated 0.',
+  })
+  @ApiParam({ name: 'documentId', format: 'uuid' })
+  @ApiOkResponse({ type: ReadAllResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: documentId is not a UUID' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors({ body: true })
+  readThread(
+    @Param('documentId', uuidParam('documentId')) documentId: string,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ReadAllResponseDto> {
+    return this.notifications.readThread(user.id, documentId);
+  }
+
+  @Post('snooze')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Snooze e-mail notifications',
+    description:
+      'E-mails due before `until` wait until then (in-app notifications still arrive, the stream still ' +
+      'updates counts); urgent events pass when the urgentBypass setting is on. Replaces an earlier snooze.',
+  })
+  @ApiOkResponse({ type: SnoozeResponseDto })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description: 'validation_failed: until is missing, past or too far',
+  })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors({ body: true })
+  snooze(@Body() body: SnoozeDto, @CurrentUser() user: AuthenticatedUser): Promise<SnoozeResponseDto> {
+    return this.notifications.snooze(user.id, new Date(body.until));
+  }
+
+  @Delete('snooze')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End the snooze', description: 'Held e-mails go out at their due time. Idempotent.' })
+  @ApiNoContentResponse({ description: 'Not snoozed' })
+  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
+  @ApiCommonErrors()
+  async unsnooze(@CurrentUser() user: AuthenticatedUser): Promise<void> {
+    await this.notifications.unsnooze(user.id);
   }
 
   @Post('stream-tickets')

@@ -3,6 +3,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { WatchesModule } from '../watches/watches.module.js';
 import { DeliveryRepository } from './delivery/delivery.repository.js';
 import { EmailDeliveryWorker } from './delivery/email-delivery.worker.js';
 import { EmailChannel } from './delivery/email.channel.js';
@@ -15,7 +16,7 @@ import { NotificationHub } from './stream/notification-hub.js';
 import { NotificationStreamService } from './stream/notification-stream.service.js';
 
 @Module({
-  imports: [ProjectsModule, DocumentsModule, UsersModule, JwtModule.register({})],
+  imports: [ProjectsModule, DocumentsModule, UsersModule, WatchesModule, JwtModule.register({})],
   controllers: [NotificationsController],
   providers: [
     NotificationsService,

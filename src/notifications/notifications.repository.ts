@@ -8,6 +8,7 @@ import { NotificationPreference } from './entities/notification-preference.entit
 import { Notification, NOTIFICATION_TYPES, type NotificationType } from './entities/notification.entity.js';
 import { NotificationStreamTicket } from './entities/notification-stream-ticket.entity.js';
 import type { NotificationCursor } from './notification-cursor.js';
+import type { ThreadCursor } from './thread-cursor.js';
 import type { ChannelChoice } from './notification-preferences.js';
 
 export interface NotificationListFilters {
@@ -19,6 +20,19 @@ export interface NotificationListFilters {
 export interface ReadAllFilters {
   type?: string;
   status?: string;
+  /** Only the notifications about this document (a thread). */
+  documentId?: string;
+}
+
+/** One thread: a document's (or a non-document source's) in-app notifications of one user. */
+export interface ThreadRow {
+  /** '' for a non-document source. */
+  documentId: string;
+  /** The event type of a non-document thread ('other' without one); '' for a document thread. */
+  source: string;
+  newestAt: Date;
+  total: number;
+  unread: number;
 }
 
 export interface UnreadCount {
@@ -155,6 +169,10 @@ export class NotificationsRepository {
       conditions.push('status = ?');
       parameters.push(filters.status);
     }
+    if (filters.documentId) {
+      conditions.push('documentId = ?');
+      parameters.push(filters.documentId);
+    }
     // UPDATE ... ORDER BY ... LIMIT (both databases; TypeORM's builder refuses LIMIT on SQLite).
     // A write as the first statement makes SQLite wait for a second writer rather than fail with a stale snapshot.
     const sql = `UPDATE notifications SET readAt = ?,
@@ -165,6 +183,72 @@ export class NotificationsRepository {
       // Read committed: no gap locks, so new notifications for the user do not queue behind a chunk.
       { readCommitted: true },
     );
+  }
+
+  /**
+   * One page of the user's threads (their in-app notifications grouped by document, or by event
+   * type when there is none), newest first, after a position. Counted from the rows in one
+   * statement through IDX_notifications_user_type_document, so every count is exact as of it.
+   */
+  async threads(userId: string, take: number, after?: ThreadCursor): Promise<ThreadRow[]> {
+    const query = this.notifications
+      .createQueryBuilder('n')
+      .select("COALESCE(n.documentId, '')", 'documentId')
+      .addSelect("CASE WHEN n.documentId IS NULL THEN COALESCE(n.event, 'other') ELSE '' END", 'source')
+      .addSelect('MAX(n.createdAt)', 'newestAt')
+      .addSelect('COUNT(*)', 'total')
+      .addSelect('SUM(CASE WHEN n.readAt IS NULL THEN 1 ELSE 0 END)', 'unread')
+      .where("n.userId = :userId AND n.notificationType = 'in_app'", { userId })
+      .groupBy('documentId')
+      .addGroupBy('source')
+      .orderBy('newestAt', 'DESC')
+      .addOrderBy('documentId', 'DESC')
+      .addOrderBy('source', 'DESC')
+      .limit(take);
+    if (after) {
+      query.having(
+        'MAX(n.createdAt) < :at OR (MAX(n.createdAt) = :at AND (documentId < :doc OR (documentId = :doc AND source < :source)))',
+        { at: this.stored('createdAt', after.newestAt), doc: after.documentId, source: after.source },
+      );
+    }
+    const rows = await query.getRawMany<{
+      documentId: string;
+      source: string;
+      newestAt: Date | string;
+      total: number | string;
+      unread: number | string;
+    }>();
+    return rows.map((row) => ({
+      documentId: row.documentId,
+      source: row.source,
+      newestAt: row.newestAt instanceof Date ? row.newestAt : new Date(`${row.newestAt.replace(' ', 'T')}Z`),
+      total: Number(row.total),
+      unread: Number(row.unread ?? 0),
+    }));
+  }
+
+  /** The newest in-app notification of one of the user's threads. */
+  newestOfThread(userId: string, thread: Pick<ThreadRow, 'documentId' | 'source'>): Promise<Notification | null> {
+    const query = this.notifications
+      .createQueryBuilder('n')
+      .where("n.userId = :userId AND n.notificationType = 'in_app'", { userId });
+    if (thread.documentId) query.andWhere('n.documentId = :documentId', { documentId: thread.documentId });
+    else if (thread.source === 'other') query.andWhere('n.documentId IS NULL AND n.event IS NULL');
+    else query.andWhere('n.documentId IS NULL AND n.event = :event', { event: thread.source });
+    return query.orderBy('n.createdAt', 'DESC').addOrderBy('n.id', 'DESC').getOne();
+  }
+
+  /** Current titles of the documents (a purged one is absent). */
+  async documentTitles(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.dataSource
+      .createQueryBuilder()
+      .select('d.id', 'id')
+      .addSelect('d.title', 'title')
+      .from('documents', 'd')
+      .where('d.id IN (:...ids)', { ids })
+      .getRawMany<{ id: string; title: string }>();
+    return new Map(rows.map((row) => [row.id, row.title]));
   }
 
   /** Unread totals by type from the trigger-kept counts (at most 16 rows). */
@@ -228,7 +312,9 @@ export class NotificationsRepository {
       userId,
       event,
       inApp: choice.in_app,
-      email: choice.email,
+      email: choice.email.mode !== 'off',
+      emailMode: choice.email.mode,
+      emailDelayMinutes: choice.email.delayMinutes,
     }));
     if (rows.length === 0) return;
     await this.transactions.run((tx) => tx.getRepository(NotificationPreference).upsert(rows, ['userId', 'event']));

@@ -12,6 +12,10 @@ import { preferenceSet, type ChannelChoice, type PreferenceSet } from './notific
 import { NotificationDto } from './dto/notification-list-response.dto.js';
 import { NotificationsRepository, type UnreadCount } from './notifications.repository.js';
 import { NotificationHub } from './stream/notification-hub.js';
+import { decodeThreadCursor, encodeThreadCursor } from './thread-cursor.js';
+import type { ThreadDto } from './dto/threads.dto.js';
+import { Clock } from '../common/time/clock.js';
+import { UsersService } from '../users/users.service.js';
 
 /** Rows per read-all transaction: long enough to amortize its round trips, short enough that row locks are brief. */
 export const READ_ALL_CHUNK = 5000;
@@ -29,6 +33,13 @@ export interface NotificationPage {
   next: NotificationCursor | null;
 }
 
+export interface ThreadPage {
+  threads: ThreadDto[];
+  nextCursor: string | null;
+}
+
+const MAX_SNOOZE_MS = 366 * 24 * 3600 * 1000;
+
 /** Stream tickets live at most this long. */
 export const STREAM_TICKET_SECONDS = 60;
 
@@ -39,6 +50,8 @@ export class NotificationsService {
   constructor(
     private readonly notifications: NotificationsRepository,
     private readonly hub: NotificationHub,
+    private readonly users: UsersService,
+    private readonly clock: Clock,
     @Inject(httpConfig.KEY) private readonly http: ConfigType<typeof httpConfig>,
   ) {}
 
@@ -82,7 +95,11 @@ export class NotificationsService {
    * deadline: a huge inbox is answered `complete: false` in time (what was done stays done; calling
    * again goes on with the rest) instead of a 503 while the work goes on unseen.
    */
-  async readAll(userId: string, filters: ReadAllDto, requestStart: Date): Promise<ReadAllResult> {
+  async readAll(
+    userId: string,
+    filters: ReadAllDto & { documentId?: string },
+    requestStart: Date,
+  ): Promise<ReadAllResult> {
     const before = filters.before
       ? new Date(Math.min(Date.parse(filters.before), requestStart.getTime()))
       : requestStart;
@@ -94,7 +111,7 @@ export class NotificationsService {
       do {
         const changed = await this.notifications.readAllChunk(
           userId,
-          { type: filters.type, status: filters.status },
+          { type: filters.type, status: filters.status, documentId: filters.documentId },
           before,
           at,
           READ_ALL_CHUNK,
@@ -107,6 +124,51 @@ export class NotificationsService {
       if (updated > 0) this.hub.publish({ kind: 'count', userId });
     }
     return complete ? { updated } : { updated, complete };
+  }
+
+  /**
+   * One page of the user's threads, newest first: per document (or non-document source) its
+   * newest in-app notification, the document's current title, and exact unread and total counts.
+   */
+  async threads(userId: string, limit: number, cursor?: string): Promise<ThreadPage> {
+    const after = cursor === undefined ? undefined : decodeThreadCursor(cursor);
+    const rows = await this.notifications.threads(userId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const titles = await this.notifications.documentTitles(page.map((row) => row.documentId).filter(Boolean));
+    const threads: ThreadDto[] = [];
+    for (const row of page) {
+      const newest = await this.notifications.newestOfThread(userId, row);
+      if (!newest) continue; // Deleted since the page was read: the next page request shows the truth.
+      threads.push({
+        documentId: row.documentId || null,
+        source: row.documentId ? 'document' : row.source,
+        title: (row.documentId ? titles.get(row.documentId) : undefined) ?? newest.subject,
+        newest: NotificationDto.from(newest),
+        unread: row.unread,
+        total: row.total,
+      });
+    }
+    const last = page.at(-1);
+    return { threads, nextCursor: rows.length > limit && last ? encodeThreadCursor(last) : null };
+  }
+
+  /** Marks every notification of the user about the document read (all channels), as read-all does. */
+  readThread(userId: string, documentId: string): Promise<ReadAllResult> {
+    return this.readAll(userId, { documentId }, this.clock.now());
+  }
+
+  /** E-mails wait until `until` (in-app notifications still arrive); answers the settings' value. */
+  async snooze(userId: string, until: Date): Promise<{ snoozedUntil: string }> {
+    const now = this.clock.now().getTime();
+    if (until.getTime() <= now || until.getTime() > now + MAX_SNOOZE_MS) {
+      throw new ApiError('validation_failed', 'until must be in the future and at most 366 days ahead');
+    }
+    await this.users.snooze(userId, until);
+    return { snoozedUntil: until.toISOString() };
+  }
+
+  unsnooze(userId: string): Promise<void> {
+    return this.users.snooze(userId, null);
   }
 
   unreadCount(userId: string): Promise<UnreadCount> {

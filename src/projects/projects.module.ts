@@ -13,6 +13,6 @@ import { ProjectsService } from './projects.service.js';
   imports: [TypeOrmModule.forFeature([Project, ProjectMember]), AuditModule, EventsModule],
   controllers: [ProjectsController],
   providers: [ProjectsRepository, ProjectMembership, ProjectsService],
-  exports: [ProjectMembership],
+  exports: [ProjectMembership, ProjectsService],
 })
 export class ProjectsModule {}

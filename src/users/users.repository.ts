@@ -30,6 +30,9 @@ export class IdentityTakenError extends Error {
 
 /** The fields an administrator may change on a user (keys included where they follow a field). */
 export type UserChanges = Partial<Pick<User, 'email' | 'emailKey' | 'firstName' | 'lastName' | 'isActive'>>;
+export type UserSettingsChanges = Partial<
+  Pick<User, 'timezone' | 'quietHoursStart' | 'quietHoursEnd' | 'urgentBypass' | 'snoozedUntil'>
+>;
 
 export interface UserListFilter {
   /** Prefix of the username's or e-mail's identity key, or of the lower-cased first or last name. */
@@ -181,6 +184,11 @@ export class UsersRepository {
     } catch (error) {
       throw identityError(error);
     }
+  }
+
+  /** Writes the user's own attention settings (time zone, quiet hours, urgent bypass, snooze). */
+  async updateSettings(tx: Tx, id: string, changes: UserSettingsChanges): Promise<void> {
+    if (Object.keys(changes).length > 0) await tx.getRepository(User).update({ id }, changes);
   }
 
   /** Replaces the user's roles with exactly these. */

@@ -17,7 +17,9 @@ import {
   type AuthContext,
   type IdentityField,
   type UserChanges,
+  type UserSettingsChanges,
 } from './users.repository.js';
+import type { UpdateUserSettingsDto } from './dto/user-settings.dto.js';
 
 export type { AuthContext } from './users.repository.js';
 export { OPERATOR, type Actor } from './grants.js';
@@ -113,6 +115,24 @@ export class UsersService {
     const user = await this.users.findById(id);
     if (!user) throw notFound(id);
     return user;
+  }
+
+  /** Changes the user's own attention settings (validated by UpdateUserSettingsDto); answers the user. */
+  async updateSettings(id: string, input: UpdateUserSettingsDto): Promise<User> {
+    const changes: UserSettingsChanges = {};
+    if (input.timezone !== undefined) changes.timezone = input.timezone;
+    if (input.urgentBypass !== undefined) changes.urgentBypass = input.urgentBypass;
+    if (input.quietHours !== undefined) {
+      changes.quietHoursStart = input.quietHours?.start ?? null;
+      changes.quietHoursEnd = input.quietHours?.end ?? null;
+    }
+    await this.transactions.run((tx) => this.users.updateSettings(tx, id, changes));
+    return this.get(id);
+  }
+
+  /** Holds the user's e-mails until `until` (null: no longer). */
+  async snooze(id: string, until: Date | null): Promise<void> {
+    await this.transactions.run((tx) => this.users.updateSettings(tx, id, { snoozedUntil: until }));
   }
 
   async list(query: UserListQuery): Promise<{ users: User[]; total: number }> {

@@ -82,6 +82,9 @@ const adminOnly = (status: number): Expected => [401, 403, 403, 403, 403, 403, 4
 const READERS: Expected = [401, 200, 200, 200, 200, 404, 200, 200, 401];
 /** A project read: its members and projects:manage; anyone else is told it does not exist. */
 const PROJECT_READERS: Expected = [401, 200, 200, 200, 200, 404, 404, 200, 401];
+/** A status in place of the readers' 200 (e.g. 204 for watching). */
+const readersWith = (status: number, readers: Expected): Expected =>
+  readers.map((expected) => (expected === 200 ? status : expected)) as Expected;
 
 export const MATRIX: Row[] = [
   { method: 'GET', route: '/health/live', rule: 'public', expected: everyone(200) },
@@ -89,6 +92,57 @@ export const MATRIX: Row[] = [
   { method: 'POST', route: '/api/auth/login', rule: 'public', body: {}, expected: everyone(400) },
   { method: 'GET', route: '/api/auth/me', rule: 'authenticated', expected: anyUser(200) },
   { method: 'POST', route: '/api/auth/password', rule: 'authenticated', body: {}, expected: anyUser(400) },
+  { method: 'PATCH', route: '/api/auth/me', rule: 'authenticated', body: {}, expected: anyUser(400) },
+  { method: 'GET', route: '/api/auth/me/watches', rule: 'authenticated', expected: anyUser(200) },
+  { method: 'GET', route: '/api/notifications/threads', rule: 'authenticated', expected: anyUser(200) },
+  {
+    method: 'POST',
+    route: '/api/notifications/threads/:documentId/read',
+    rule: 'authenticated',
+    body: {},
+    expected: anyUser(200),
+  },
+  { method: 'POST', route: '/api/notifications/snooze', rule: 'authenticated', body: {}, expected: anyUser(400) },
+  { method: 'DELETE', route: '/api/notifications/snooze', rule: 'authenticated', expected: anyUser(204) },
+  {
+    method: 'PUT',
+    route: '/api/documents/:documentId/watch',
+    rule: 'policy: document',
+    body: {},
+    expected: readersWith(204, READERS),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/documents/:documentId/watch',
+    rule: 'policy: document',
+    expected: readersWith(204, READERS),
+  },
+  {
+    method: 'PUT',
+    route: '/api/documents/:documentId/mute',
+    rule: 'policy: document',
+    body: {},
+    expected: readersWith(204, READERS),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/documents/:documentId/mute',
+    rule: 'policy: document',
+    expected: readersWith(204, READERS),
+  },
+  {
+    method: 'PUT',
+    route: '/api/projects/:projectId/watch',
+    rule: 'policy: project',
+    body: {},
+    expected: readersWith(204, PROJECT_READERS),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/projects/:projectId/watch',
+    rule: 'policy: project',
+    expected: readersWith(204, PROJECT_READERS),
+  },
   { method: 'GET', route: '/api/notifications', rule: 'authenticated', expected: anyUser(200) },
   {
     method: 'GET',

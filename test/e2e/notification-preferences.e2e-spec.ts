@@ -4,6 +4,9 @@ import { databasesUnderTest } from '../support/databases.js';
 import { apiCaller } from '../support/inbox.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
+const IMMEDIATE = { mode: 'immediate', delayMinutes: 15 };
+const OFF = { mode: 'off', delayMinutes: 15 };
+
 describe.each(databasesUnderTest())('GET and PUT /api/notifications/preferences on %s', (kind) => {
   let t: TestApp;
   const tokens: Record<string, string> = {};
@@ -23,24 +26,40 @@ describe.each(databasesUnderTest())('GET and PUT /api/notifications/preferences 
     const defaults = await call('erin', 'GET', '/api/notifications/preferences');
     expect(defaults.status).toBe(200);
     expect(Object.keys(defaults.body.preferences).toSorted()).toEqual([...DOMAIN_EVENT_TYPES].toSorted());
-    expect(defaults.body.preferences['document.created']).toEqual({ in_app: true, email: false });
-    expect(defaults.body.preferences['document.updated']).toEqual({ in_app: true, email: true });
-    expect(defaults.body.preferences['document.deleted']).toEqual({ in_app: true, email: false });
-    expect(defaults.body.preferences['project.member_added']).toEqual({ in_app: true, email: true });
+    expect(defaults.body.preferences['document.created']).toEqual({ in_app: true, email: OFF });
+    expect(defaults.body.preferences['document.updated']).toEqual({ in_app: true, email: IMMEDIATE });
+    expect(defaults.body.preferences['document.deleted']).toEqual({ in_app: true, email: OFF });
+    expect(defaults.body.preferences['project.member_added']).toEqual({ in_app: true, email: IMMEDIATE });
 
     const put = await call('erin', 'PUT', '/api/notifications/preferences', {
-      preferences: { 'document.created': { in_app: false, email: true } },
+      preferences: {
+        'document.created': { in_app: false, email: { mode: 'if_unread', delayMinutes: 90 } },
+        'document.deleted': { in_app: true, email: { mode: 'daily' } },
+      },
     });
     expect(put.status).toBe(200);
     expect(put.body.preferences).toEqual({
       ...defaults.body.preferences,
-      'document.created': { in_app: false, email: true },
+      'document.created': { in_app: false, email: { mode: 'if_unread', delayMinutes: 90 } },
+      'document.deleted': { in_app: true, email: { mode: 'daily', delayMinutes: 15 } },
     });
     expect((await call('erin', 'GET', '/api/notifications/preferences')).body).toEqual(put.body);
     // Other users keep their own.
     expect((await call('alice', 'GET', '/api/notifications/preferences')).body.preferences['document.created']).toEqual(
-      { in_app: true, email: false },
+      { in_app: true, email: OFF },
     );
+  });
+
+  it('still takes the earlier body shape: email true (immediate) or false (off)', async () => {
+    const put = await call('alice', 'PUT', '/api/notifications/preferences', {
+      preferences: {
+        'document.created': { in_app: true, email: true },
+        'document.updated': { in_app: true, email: false },
+      },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.preferences['document.created']).toEqual({ in_app: true, email: IMMEDIATE });
+    expect(put.body.preferences['document.updated']).toEqual({ in_app: true, email: OFF });
   });
 
   it('refuses malformed bodies with 400 validation_failed naming the problem, and stores nothing', async () => {
@@ -61,6 +80,16 @@ describe.each(databasesUnderTest())('GET and PUT /api/notifications/preferences 
         { preferences: { 'document.created': { in_app: true, email: true, sms: true } } },
         /preferences\.document\.created must be/,
       ],
+      [{ preferences: { 'document.created': { in_app: true, email: { mode: 'weekly' } } } }, /must be/],
+      [
+        { preferences: { 'document.created': { in_app: true, email: { mode: 'if_unread', delayMinutes: 0 } } } },
+        /must be/,
+      ],
+      [
+        { preferences: { 'document.created': { in_app: true, email: { mode: 'if_unread', delayMinutes: 1441 } } } },
+        /must be/,
+      ],
+      [{ preferences: { 'document.created': { in_app: true, email: { mode: 'off', extra: 1 } } } }, /must be/],
       // A valid entry beside an invalid one is not stored either.
       [
         { preferences: { 'document.updated': { in_app: false, email: false }, toString: {} } },

@@ -24,7 +24,10 @@ describe.each(databasesUnderTest())('own account on %s', (kind) => {
     const login = await request(t.url).post('/api/auth/login').send({ username: 'erin', password: TEST_PASSWORD });
     const response = await me(login.body.token);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ user: login.body.user });
+    expect(response.body).toEqual({
+      user: login.body.user,
+      settings: { timezone: 'UTC', urgentBypass: true, snoozedUntil: null },
+    });
     expect(Object.keys(response.body.user).sort()).toEqual(
       ['createdAt', 'email', 'firstName', 'id', 'isActive', 'lastName', 'roles', 'username'].sort(),
     );

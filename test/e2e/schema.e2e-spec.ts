@@ -32,6 +32,7 @@ const COUNT_TRIGGERS = [
 const CANONICAL_TABLES = [
   'audit_events',
   'document_comments',
+  'document_watches',
   'document_history',
   'document_locks',
   'document_review_reviewers',
@@ -54,6 +55,7 @@ const CANONICAL_TABLES = [
   'legal_hold_documents',
   'retention_applications',
   'project_members',
+  'project_watches',
   'projects',
   'roles',
   'share_links',

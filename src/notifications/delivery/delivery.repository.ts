@@ -7,6 +7,8 @@ import { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
 import { User } from '../../users/entities/user.entity.js';
 import { NotificationPreference } from '../entities/notification-preference.entity.js';
 import { Notification } from '../entities/notification.entity.js';
+import { storedChoice, type ChannelChoice } from '../notification-preferences.js';
+import { DIGEST_MODES, type AttentionSettings } from './delivery-timing.js';
 import type { Recipient } from './notification-channel.js';
 
 const ROWS_PER_INSERT = 200;
@@ -72,10 +74,12 @@ export class DeliveryRepository {
     const found: Recipient[] = [];
     for (let start = 0; start < ids.length; start += IN_CHUNK) {
       const users = await this.dataSource.getRepository(User).find({
-        select: { id: true, email: true, username: true, firstName: true, lastName: true },
+        select: { id: true, email: true, username: true, firstName: true, lastName: true, timezone: true },
         where: { isActive: true, id: In(ids.slice(start, start + IN_CHUNK)) },
       });
-      for (const user of users) found.push({ id: user.id, email: user.email ?? '', displayName: displayNameOf(user) });
+      for (const user of users) {
+        found.push({ id: user.id, email: user.email ?? '', displayName: displayNameOf(user), timezone: user.timezone });
+      }
     }
     return found;
   }
@@ -110,16 +114,13 @@ export class DeliveryRepository {
   }
 
   /** Stored choices for one event type among the given users. */
-  async preferences(
-    event: DomainEventType,
-    userIds: string[],
-  ): Promise<Map<string, { inApp: boolean; email: boolean }>> {
-    const choices = new Map<string, { inApp: boolean; email: boolean }>();
+  async preferences(event: DomainEventType, userIds: string[]): Promise<Map<string, ChannelChoice>> {
+    const choices = new Map<string, ChannelChoice>();
     for (let start = 0; start < userIds.length; start += IN_CHUNK) {
       const rows = await this.dataSource
         .getRepository(NotificationPreference)
         .findBy({ event, userId: In(userIds.slice(start, start + IN_CHUNK)) });
-      for (const row of rows) choices.set(row.userId, { inApp: row.inApp, email: row.email });
+      for (const row of rows) choices.set(row.userId, storedChoice(row));
     }
     return choices;
   }
@@ -216,6 +217,64 @@ export class DeliveryRepository {
 
   async retryAt(tx: Tx, id: string, at: Date): Promise<void> {
     await tx.update(Notification, { id }, { nextAttemptAt: at });
+  }
+
+  /** Puts a claimed e-mail back until `at` (quiet hours, snooze) without counting the claim as an attempt. */
+  async postpone(tx: Tx, id: string, at: Date): Promise<void> {
+    await tx
+      .createQueryBuilder()
+      .update(Notification)
+      .set({ nextAttemptAt: at, attempts: () => 'attempts - 1' })
+      .where('id = :id', { id })
+      .execute();
+  }
+
+  /** Removes an e-mail that is no longer to be sent (if_unread, read in time): it never happened. */
+  async cancelEmail(tx: Tx, id: string): Promise<void> {
+    await tx.delete(Notification, { id, notificationType: 'email' });
+  }
+
+  /** Whether the in-app notification made from the same event for the same user has been read. */
+  async inAppRead(email: Pick<Notification, 'sourceEventId' | 'userId'>): Promise<boolean> {
+    if (!email.sourceEventId) return false;
+    const row = await this.notifications.findOne({
+      select: { id: true, readAt: true },
+      where: { sourceEventId: email.sourceEventId, userId: email.userId, notificationType: 'in_app' },
+    });
+    return row?.readAt != null;
+  }
+
+  /** The user's other digest e-mails due by `now` (hourly or daily), candidates of a claim. */
+  dueDigestEmails(userId: string, now: Date): Promise<Pick<Notification, 'id' | 'nextAttemptAt'>[]> {
+    return this.notifications.find({
+      select: { id: true, nextAttemptAt: true },
+      where: {
+        userId,
+        notificationType: 'email',
+        deliveryMode: In(DIGEST_MODES),
+        nextAttemptAt: LessThanOrEqual(now),
+      },
+    });
+  }
+
+  /** The attention settings (time zone, quiet hours, urgent bypass, snooze) of the given users. */
+  async attentionSettings(userIds: string[]): Promise<Map<string, AttentionSettings>> {
+    const settings = new Map<string, AttentionSettings>();
+    for (let start = 0; start < userIds.length; start += IN_CHUNK) {
+      const users = await this.dataSource.getRepository(User).find({
+        select: {
+          id: true,
+          timezone: true,
+          quietHoursStart: true,
+          quietHoursEnd: true,
+          urgentBypass: true,
+          snoozedUntil: true,
+        },
+        where: { id: In(userIds.slice(start, start + IN_CHUNK)) },
+      });
+      for (const { id, ...rest } of users) settings.set(id, rest);
+    }
+    return settings;
   }
 }
 

@@ -34,7 +34,7 @@ export class EmailChannel implements NotificationChannel, OnModuleDestroy {
   }
 
   wanted(choice: ChannelChoice, recipient: Recipient): boolean {
-    return choice.email && recipient.email.length > 0;
+    return choice.email.mode !== 'off' && recipient.email.length > 0;
   }
 
   async deliver(notification: OutgoingNotification, recipient: Recipient): Promise<void> {

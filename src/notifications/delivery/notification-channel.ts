@@ -6,6 +6,8 @@ export interface Recipient {
   id: string;
   email: string;
   displayName: string;
+  /** IANA time zone of their digests and quiet hours. */
+  timezone: string;
 }
 
 /** What a channel is asked to deliver. */

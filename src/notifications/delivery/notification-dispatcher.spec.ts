@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ConfigType } from '@nestjs/config';
+import { SystemClock } from '../../common/time/clock.js';
+import type { notificationsConfig } from '../../config/configuration.js';
 import type { Transactions } from '../../database/transactions.js';
 import type { DocumentParticipants } from '../../documents/document-participants.service.js';
 import { signalOutboxWrite } from '../../events/outbox-signal.js';
 import type { ProjectMembership } from '../../projects/project-membership.service.js';
+import type { WatchesRepository } from '../../watches/watches.repository.js';
 import type { NotificationHub } from '../stream/notification-hub.js';
 import type { DeliveryRepository } from './delivery.repository.js';
 import { DISPATCH_POLL_MS, NotificationDispatcher } from './notification-dispatcher.js';
@@ -25,7 +29,10 @@ describe('NotificationDispatcher polling', () => {
       {} as Transactions,
       {} as ProjectMembership,
       {} as DocumentParticipants,
+      {} as WatchesRepository,
       {} as NotificationHub,
+      new SystemClock(),
+      { dailyDigestHour: 8 } as ConfigType<typeof notificationsConfig>,
       [],
     );
     dispatcher.onApplicationBootstrap();

@@ -1,9 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { Clock } from '../../common/time/clock.js';
+import { notificationsConfig } from '../../config/configuration.js';
 import { Transactions } from '../../database/transactions.js';
 import { DocumentParticipants } from '../../documents/document-participants.service.js';
 import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
 import { onOutboxWrite } from '../../events/outbox-signal.js';
 import { ProjectMembership } from '../../projects/project-membership.service.js';
+import { WatchesRepository } from '../../watches/watches.repository.js';
 import { NotificationDto } from '../dto/notification-list-response.dto.js';
 import type { Notification } from '../entities/notification.entity.js';
 import { defaultChoice } from '../notification-preferences.js';
@@ -11,7 +15,9 @@ import { notificationText } from '../notification-texts.js';
 import { NotificationHub } from '../stream/notification-hub.js';
 import { DeliveryRepository } from './delivery.repository.js';
 import { Poller } from '../../common/time/poller.js';
-import { NOTIFICATION_CHANNELS, type NotificationChannel } from './notification-channel.js';
+import { firstDue } from './delivery-timing.js';
+import { NOTIFICATION_CHANNELS, type NotificationChannel, type Recipient } from './notification-channel.js';
+import { recipientsOf, type RecipientSources } from './recipient-rule.js';
 
 /** Events per transaction. */
 const BATCH_SIZE = 50;
@@ -46,7 +52,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     private readonly transactions: Transactions,
     private readonly members: ProjectMembership,
     private readonly participants: DocumentParticipants,
+    private readonly watches: WatchesRepository,
     private readonly hub: NotificationHub,
+    private readonly clock: Clock,
+    @Inject(notificationsConfig.KEY) private readonly config: ConfigType<typeof notificationsConfig>,
     @Inject(NOTIFICATION_CHANNELS) private readonly channels: NotificationChannel[],
   ) {}
 
@@ -75,7 +84,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     // Events nobody is to hear of (e.g. the only participant made the change), marked together.
     const unheard: string[] = [];
     for (const event of events) {
-      const now = new Date();
+      const now = this.clock.now();
       const rows = await this.notificationsFor(event, now);
       if (rows.length === 0) {
         unheard.push(event.id);
@@ -105,7 +114,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
     }
     if (unheard.length) {
-      const at = new Date();
+      const at = this.clock.now();
       await this.transactions.run((tx) => this.delivery.markDispatched(tx, unheard, at), { readCommitted: true });
     }
     const full = events.length === BATCH_SIZE;
@@ -113,20 +122,27 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     return full;
   }
 
-  private async recipientIds(event: OutboxEvent): Promise<string[]> {
-    let ids: string[];
-    // An event about one user (added to a project, mentioned) is for that user alone.
-    if (event.subjectUserId) ids = [event.subjectUserId];
-    else if (event.type === 'document.created')
-      ids = event.projectId ? await this.members.memberIds(event.projectId) : [];
-    else ids = event.documentId ? await this.participants.of(event.documentId) : [];
-    // Never the one who made the change, nor those told by an event of their own (payload.mentioned).
-    const toldElsewhere = new Set(stringList(event.payload?.mentioned));
-    return [...new Set(ids)].filter((id) => id !== event.actorId && !toldElsewhere.has(id));
+  /** The active recipients of the event by the recipient rule (recipient-rule.ts), as channels need them. */
+  private async recipients(event: OutboxEvent): Promise<Recipient[]> {
+    const active = new Map<string, Recipient>();
+    const sources: RecipientSources = {
+      participants: (documentId) => this.participants.of(documentId),
+      documentWatchers: (documentId) => this.watches.documentWatchers(documentId),
+      documentMuters: (documentId) => this.watches.documentMuters(documentId),
+      projectWatchers: (projectId) => this.watches.projectWatchers(projectId),
+      projectMembers: (projectId) => this.members.memberIds(projectId),
+      readersAmong: (documentId, userIds) => this.participants.readersAmong(documentId, userIds),
+      activeAmong: async (userIds) => {
+        for (const user of await this.delivery.activeUsers(userIds)) active.set(user.id, user);
+        return [...active.keys()];
+      },
+    };
+    const ids = await recipientsOf(event, sources);
+    return ids.map((id) => active.get(id)!);
   }
 
   private async notificationsFor(event: OutboxEvent, now: Date): Promise<Notification[]> {
-    const recipients = await this.delivery.activeUsers(await this.recipientIds(event));
+    const recipients = await this.recipients(event);
     if (recipients.length === 0) return [];
     const [actorName, documentTitle, projectName, stored] = await Promise.all([
       this.delivery.displayName(event.actorId),
@@ -146,12 +162,11 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     });
     const rows: Notification[] = [];
     for (const recipient of recipients) {
-      const storedChoice = stored.get(recipient.id);
-      const choice = storedChoice
-        ? { in_app: storedChoice.inApp, email: storedChoice.email }
-        : defaultChoice(event.type);
+      const choice = stored.get(recipient.id) ?? defaultChoice(event.type);
       for (const channel of this.channels) {
         if (!channel.configured || !channel.wanted(choice, recipient)) continue;
+        const mode = choice.email.mode === 'off' ? 'immediate' : choice.email.mode;
+        // Delivered channels (e-mail) are rows with a due time: the worker sends them then.
         rows.push(
           this.delivery.newNotification({
             userId: recipient.id,
@@ -164,15 +179,14 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
             event: event.type,
             documentId: event.documentId,
             sourceEventId: event.id,
-            nextAttemptAt: channel.deliver ? now : null,
+            deliveryMode: channel.deliver ? mode : null,
+            nextAttemptAt: channel.deliver
+              ? firstDue(mode, choice.email.delayMinutes, now, recipient.timezone, this.config.dailyDigestHour)
+              : null,
           }),
         );
       }
     }
     return rows;
   }
-}
-
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

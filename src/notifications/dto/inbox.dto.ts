@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -12,7 +12,9 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../../events/domain-event.js';
+import { EMAIL_MODES, IF_UNREAD_DELAY_MINUTES, type EmailMode } from '../delivery/delivery-timing.js';
 import { NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from '../entities/notification.entity.js';
+import type { EmailChoice } from '../notification-preferences.js';
 import { NotificationDto } from './notification-list-response.dto.js';
 
 export class NotificationResponseDto {
@@ -77,24 +79,91 @@ export class UnreadCountDto {
   byType: UnreadByTypeDto;
 }
 
+export class EmailChoiceDto {
+  @ApiProperty({
+    enum: EMAIL_MODES,
+    description:
+      'immediate: at once; if_unread: only if the in-app notification is still unread after delayMinutes ' +
+      '(reading it cancels the e-mail); hourly / daily: one digest e-mail at the next full hour / at ' +
+      "NOTIFY_DAILY_DIGEST_HOUR, in the user's timezone; off: no e-mail",
+    example: 'if_unread',
+  })
+  mode: EmailMode;
+
+  @ApiProperty({
+    minimum: IF_UNREAD_DELAY_MINUTES.min,
+    maximum: IF_UNREAD_DELAY_MINUTES.max,
+    description: `if_unread's delay in minutes (default ${IF_UNREAD_DELAY_MINUTES.default}; kept whatever the mode)`,
+    example: 15,
+  })
+  delayMinutes: number;
+}
+
 export class ChannelChoiceDto {
   @ApiProperty({ example: true })
-  @IsDefined({ message: 'in_app is required (true or false)' })
-  @IsBoolean({ message: 'in_app must be true or false' })
-  readonly in_app: boolean;
+  in_app: boolean;
 
-  @ApiProperty({ example: false })
-  @IsDefined({ message: 'email is required (true or false)' })
-  @IsBoolean({ message: 'email must be true or false' })
-  readonly email: boolean;
+  @ApiProperty({ type: EmailChoiceDto })
+  email: EmailChoiceDto;
+}
+
+/** The request form of an e-mail choice: delayMinutes may be left out (the default). */
+export class EmailChoiceInputDto {
+  @ApiProperty({ enum: EMAIL_MODES, example: 'if_unread' })
+  mode: EmailMode;
+
+  @ApiPropertyOptional({
+    minimum: IF_UNREAD_DELAY_MINUTES.min,
+    maximum: IF_UNREAD_DELAY_MINUTES.max,
+    description: `if_unread's delay in minutes (default ${IF_UNREAD_DELAY_MINUTES.default})`,
+    example: 30,
+  })
+  delayMinutes?: number;
+}
+
+@ApiExtraModels(EmailChoiceInputDto)
+export class ChannelChoiceInputDto {
+  @ApiProperty({ example: true })
+  in_app: boolean;
+
+  @ApiProperty({
+    oneOf: [{ type: 'boolean' }, { $ref: getSchemaPath(EmailChoiceInputDto) }],
+    description: '{mode, delayMinutes?}; or, as before e-mail modes (still accepted): true (immediate) or false (off)',
+    example: { mode: 'if_unread', delayMinutes: 30 },
+  })
+  email: boolean | EmailChoiceInputDto;
 }
 
 /** One optional property per event type ('document.created', ...): the OpenAPI shape of a choice set. */
 export class PreferenceChoicesDto {
   [event: string]: ChannelChoiceDto | undefined;
 }
+/** The request form of a choice set. */
+export class PreferenceChoicesInputDto {
+  [event: string]: ChannelChoiceInputDto | undefined;
+}
 for (const event of DOMAIN_EVENT_TYPES) {
   ApiPropertyOptional({ type: ChannelChoiceDto })(PreferenceChoicesDto.prototype, event);
+  ApiPropertyOptional({ type: ChannelChoiceInputDto })(PreferenceChoicesInputDto.prototype, event);
+}
+
+/** A valid request e-mail choice as stored (true: immediate, false: off); undefined when invalid. */
+export function emailChoiceOf(value: unknown): EmailChoice | undefined {
+  if (typeof value === 'boolean') {
+    return { mode: value ? 'immediate' : 'off', delayMinutes: IF_UNREAD_DELAY_MINUTES.default };
+  }
+  if (!isPlainObject(value)) return undefined;
+  const { mode, delayMinutes = IF_UNREAD_DELAY_MINUTES.default, ...rest } = value;
+  if (Object.keys(rest).length > 0 || !(EMAIL_MODES as readonly unknown[]).includes(mode)) return undefined;
+  if (
+    typeof delayMinutes !== 'number' ||
+    !Number.isInteger(delayMinutes) ||
+    delayMinutes < IF_UNREAD_DELAY_MINUTES.min ||
+    delayMinutes > IF_UNREAD_DELAY_MINUTES.max
+  ) {
+    return undefined;
+  }
+  return { mode: mode as EmailMode, delayMinutes };
 }
 
 /**
@@ -111,8 +180,11 @@ export function preferenceChoicesProblems(value: unknown): string[] {
     }
     const keys = isPlainObject(choice) ? Object.keys(choice).sort().join(',') : '';
     const { in_app: inApp, email } = isPlainObject(choice) ? choice : {};
-    if (keys !== 'email,in_app' || typeof inApp !== 'boolean' || typeof email !== 'boolean') {
-      problems.push(`preferences.${event} must be {"in_app": true|false, "email": true|false}`);
+    if (keys !== 'email,in_app' || typeof inApp !== 'boolean' || emailChoiceOf(email) === undefined) {
+      problems.push(
+        `preferences.${event} must be {"in_app": true|false, "email": {"mode": ${EMAIL_MODES.join('|')}, ` +
+          `"delayMinutes"?: ${IF_UNREAD_DELAY_MINUTES.min}-${IF_UNREAD_DELAY_MINUTES.max}} or true|false}`,
+      );
     }
   }
   return problems;
@@ -124,9 +196,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 export class UpdatePreferencesDto {
   @ApiProperty({
-    type: PreferenceChoicesDto,
+    type: PreferenceChoicesInputDto,
     description: 'Any subset of the event types, each with both channels',
-    example: { 'document.updated': { in_app: true, email: false } },
+    example: { 'document.updated': { in_app: true, email: { mode: 'if_unread', delayMinutes: 30 } } },
   })
   // The body's own value, as it arrived (see preferenceChoicesProblems).
   @Transform(({ obj }: { obj: Record<string, unknown> }) => obj.preferences, { toClassOnly: true })
@@ -138,14 +210,16 @@ export class UpdatePreferencesDto {
       defaultMessage: (args?: ValidationArguments) => preferenceChoicesProblems(args?.value).join('; '),
     },
   })
-  readonly preferences: Partial<Record<DomainEventType, ChannelChoiceDto>>;
+  readonly preferences: Partial<Record<DomainEventType, ChannelChoiceInputDto>>;
 }
 
 export class PreferencesResponseDto {
   @ApiProperty({
     type: PreferenceChoicesDto,
     description: 'Every event type with its channels',
-    example: Object.fromEntries(DOMAIN_EVENT_TYPES.map((event) => [event, { in_app: true, email: false }])),
+    example: Object.fromEntries(
+      DOMAIN_EVENT_TYPES.map((event) => [event, { in_app: true, email: { mode: 'immediate', delayMinutes: 15 } }]),
+    ),
   })
   preferences: Record<string, ChannelChoiceDto>;
 }

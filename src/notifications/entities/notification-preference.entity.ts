@@ -14,6 +14,15 @@ export class NotificationPreference {
   @Column({ type: 'boolean' })
   inApp: boolean;
 
+  /** False when the e-mail mode is `off` (kept for rows and readers of before e-mail modes). */
   @Column({ type: 'boolean' })
   email: boolean;
+
+  /** immediate, if_unread, hourly, daily or off; null: immediate when `email`, else off. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  emailMode: string | null;
+
+  /** if_unread's delay; null: the default. */
+  @Column({ type: 'integer', nullable: true })
+  emailDelayMinutes: number | null;
 }

@@ -14,6 +14,8 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 @Index('IDX_notifications_user_status_created', ['userId', 'status', 'createdAt', 'id'])
 @Index('IDX_notifications_user_type_created', ['userId', 'notificationType', 'createdAt', 'id'])
 @Index('IDX_notifications_user_read_created', ['userId', 'readAt', 'createdAt', 'id'])
+// Threads: a user's in-app notifications by document, read or not, by age.
+@Index('IDX_notifications_user_type_document', ['userId', 'notificationType', 'documentId', 'readAt', 'createdAt'])
 // One notification per (event, recipient, channel): the dispatcher's last line of defence.
 @Index('IDX_notifications_source', ['sourceEventId', 'userId', 'notificationType'], { unique: true })
 // The e-mail worker's queue: due rows by next attempt time (null once sent or failed).
@@ -67,6 +69,10 @@ export class Notification {
   /** Delivery attempts made (e-mail). */
   @Column({ type: 'integer', default: 0 })
   attempts: number;
+
+  /** E-mail timing it was made with (EmailMode other than off); null for in-app rows and older rows. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  deliveryMode: string | null;
 
   /** When the e-mail worker may (re)try; null when there is nothing to deliver. */
   @Column({ type: 'datetime', precision: 3, nullable: true })

@@ -50,6 +50,25 @@ export class User {
   @Column({ type: 'datetime', precision: 3 })
   createdAt: Date;
 
+  /** IANA time zone of the user's quiet hours and digests. */
+  @Column({ type: 'varchar', length: 64, default: 'UTC' })
+  timezone: string;
+
+  /** Quiet hours ("HH:MM" in `timezone`); both null: none. */
+  @Column({ type: 'varchar', length: 5, nullable: true })
+  quietHoursStart: string | null;
+
+  @Column({ type: 'varchar', length: 5, nullable: true })
+  quietHoursEnd: string | null;
+
+  /** Urgent events (notifications/delivery/delivery-timing.ts) pass through quiet hours and snooze. */
+  @Column({ type: 'boolean', default: true })
+  urgentBypass: boolean;
+
+  /** E-mails wait until then (POST /api/notifications/snooze). */
+  @Column({ type: 'datetime', precision: 3, nullable: true })
+  snoozedUntil: Date | null;
+
   // The table itself (keys, index, foreign keys) is declared by UserRole; this is only the relation.
   @ManyToMany(() => Role, { eager: false })
   @JoinTable({
