@@ -46,7 +46,8 @@ export class DocumentsController {
       "Documents of the caller's projects and their own uploads (every document for roles with documents:read), " +
       'never those in the trash. Filters combine with AND; q searches title, description, file name and tags ' +
       '(every word must match, the last as a prefix). Sorted by -updatedAt unless sort (or q: relevance) says ' +
-      'otherwise, ties broken by id. total is exact; a page past the end is 200 with an empty list. For deep ' +
+      'otherwise, ties broken by id. total is exact (kept counts) unless pagination.totalIsExact is false (a ' +
+      'tags or updated-range filter matching more than 1,000 documents: total is then a lower bound); a page past the end is 200 with an empty list. For deep ' +
       'walks follow pagination.nextCursor (every sort but relevance). Unknown, repeated or object-shaped ' +
       'parameters are 400.',
   })
@@ -58,15 +59,18 @@ export class DocumentsController {
     @Query() query: ListDocumentsQueryDto,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentListResponseDto> {
-    const { documents, total, next } = await this.documents.list(query, user);
+    const { documents, total, totalIsExact, next } = await this.documents.list(query, user);
     return {
       documents: documents.map((document) => DocumentDto.from(document)),
-      pagination: PaginationDto.of(
-        query.cursor === undefined ? (query.page ?? 1) : null,
-        query.limit,
-        total,
-        next ? encodeDocumentCursor(next) : null,
-      ),
+      pagination: {
+        ...PaginationDto.of(
+          query.cursor === undefined ? (query.page ?? 1) : null,
+          query.limit,
+          total,
+          next ? encodeDocumentCursor(next) : null,
+        ),
+        totalIsExact,
+      },
     };
   }
 

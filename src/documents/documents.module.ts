@@ -6,6 +6,7 @@ import { ProjectsModule } from '../projects/projects.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
 import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
+import { DocumentCounts } from './document-counts.repository.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
 import { DocumentParticipantsRepository } from './document-participants.repository.js';
@@ -29,6 +30,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentFilesService,
     DocumentTrashService,
     DocumentsRepository,
+    DocumentCounts,
     DocumentSearchRepository,
     DocumentVersionsRepository,
     DocumentWrites,
