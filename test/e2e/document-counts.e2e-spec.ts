@@ -39,7 +39,12 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
     const { kept, actual } = await counts();
     expect(kept).toEqual(actual);
   };
-  const call = async (method: string, path: string, who: string, body?: unknown) => {
+  const call = async (
+    method: string,
+    path: string,
+    who: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, any> | null }> => {
     const response = await fetch(`${t.url}${path}`, {
       method,
       headers: {
@@ -48,13 +53,16 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: response.status === 204 ? null : await response.json() };
+    return {
+      status: response.status,
+      body: response.status === 204 ? null : ((await response.json()) as Record<string, any>),
+    };
   };
   const total = async (who: string, query = '') => {
     const response = await call('GET', `/api/documents?limit=1${query}`, who);
     expect(response.status).toBe(200);
-    expect(response.body.pagination.totalIsExact).toBe(true);
-    return response.body.pagination.total as number;
+    expect(response.body!.pagination.totalIsExact).toBe(true);
+    return response.body!.pagination.total as number;
   };
   const upload = (who: string, projectId: string, title: string) =>
     sendMultipart(`${t.url}/api/documents`, tokens[who], [
@@ -92,7 +100,7 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
   });
 
   it('stay exact through trash and restore racing each other, and status changes', async () => {
-    const ids = (await call('GET', `/api/documents?limit=6&projectId=${ares}`, 'kim')).body.documents.map(
+    const ids = (await call('GET', `/api/documents?limit=6&projectId=${ares}`, 'kim')).body!.documents.map(
       (document: { id: string }) => document.id,
     );
     const before = await total('kim');
