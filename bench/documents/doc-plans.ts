@@ -92,16 +92,22 @@ export async function measureListPlans(
           proxy.reset();
           await send();
           await sleep(5);
-          const captured = proxy.statements();
+          const all = proxy.statements();
+          const delivery = QueryProxy.isDeliveryWork(all);
+          const captured = all.filter((command, index) => !delivery[index] && command.command !== 'PING');
           result.statements.push(captured.length);
           sqls = captured.map((command) => command.sql ?? command.command);
         }
         for (const sql of sqls) {
           const cost: StatementCost = { sql };
           if (/^\s*SELECT/i.test(sql)) {
-            cost.counters = await costOf(connection, sql);
-            const [plan] = (await connection.query(`EXPLAIN ${sql}`)) as unknown as [Record<string, unknown>[]];
-            cost.explain = plan;
+            try {
+              cost.counters = await costOf(connection, sql);
+              const [plan] = (await connection.query(`EXPLAIN ${sql}`)) as unknown as [Record<string, unknown>[]];
+              cost.explain = plan;
+            } catch (error) {
+              log(`  (could not run it again: ${(error as Error).message.slice(0, 200)})`);
+            }
           }
           result.costs.push(cost);
         }
