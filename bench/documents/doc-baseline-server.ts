@@ -115,7 +115,7 @@ function orderBy(alias: string, sort: Sort): string {
 async function scopeOf(caller: Caller): Promise<{ projectIds: string[]; elsewhere: string[] }> {
   const rows = await db.all<{ projectId: string; member: unknown }>(
     'SELECT projectId, 1 AS member FROM project_members WHERE userId = ? UNION ALL ' +
-      'SELECT DISTINCT c.projectId, 0 FROM document_counts c WHERE c.uploadedBy = ? AND c.total > 0 AND NOT EXISTS ' +
+      "SELECT c.projectId, 0 FROM document_counts c WHERE c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0 AND NOT EXISTS " +
       '(SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = c.projectId)',
     [caller.id, caller.id, caller.id],
   );
@@ -154,7 +154,7 @@ async function listPage(
   const parts: [string, unknown[]][] = [];
   const sums: [string, unknown[]][] = [];
   const sum = (where: string, params: unknown[]): [string, unknown[]] => [
-    `(SELECT COALESCE(SUM(total), 0) FROM document_counts WHERE ${where})`,
+    `(SELECT COALESCE(SUM(total), 0) FROM document_counts WHERE ${where} AND status = '' AND documentTypeId = '')`,
     params,
   ];
   const hint = kind === 'mysql' ? ` FORCE INDEX (${EVERYTHING_INDEX[column as keyof typeof EVERYTHING_INDEX]})` : '';

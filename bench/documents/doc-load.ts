@@ -38,7 +38,11 @@ const REFILL_COUNTS = [
   `INSERT INTO document_counts (projectId, uploadedBy, status, documentTypeId, total)
    SELECT projectId, '', status, documentTypeId, COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, status, documentTypeId
    UNION ALL
-   SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, uploadedBy, status, documentTypeId`,
+   SELECT projectId, '', '', '', COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId
+   UNION ALL
+   SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, uploadedBy, status, documentTypeId
+   UNION ALL
+   SELECT projectId, uploadedBy, '', '', COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, uploadedBy`,
 ];
 
 function record(times: LoadTimes, step: string, rows: number, seconds: number): void {

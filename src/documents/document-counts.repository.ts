@@ -6,13 +6,19 @@ type Counted = Pick<Document, 'projectId' | 'uploadedBy' | 'status' | 'documentT
 
 const KEY_COLUMNS = ['projectId', 'uploadedBy', 'status', 'documentTypeId'] as const;
 
-/** The document_counts rows a document adds to: its project's (uploadedBy '') and its uploader's; none in the trash. */
+/**
+ * The document_counts rows a document adds to (none in the trash): its project's over every
+ * uploader (uploadedBy '') and its uploader's, each by its status and type and over any (status
+ * and type ''), so that a total without those filters reads one row per project.
+ */
 function keysOf(document: Counted | null): string[][] {
   if (!document || document.deletedAt !== null) return [];
   const { projectId, uploadedBy, status, documentTypeId } = document;
   return [
     [projectId, '', status, documentTypeId],
+    [projectId, '', '', ''],
     [projectId, uploadedBy, status, documentTypeId],
+    [projectId, uploadedBy, '', ''],
   ];
 }
 

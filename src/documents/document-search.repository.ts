@@ -236,12 +236,12 @@ export function documentTotalExpression(
     if (filters.words?.length) return [`(SELECT COUNT(*) FROM (${matches}) m)`, parameters];
     return [`(SELECT COUNT(*) FROM (${matches} LIMIT ?) m)`, [...parameters, COUNT_CAP + 1]];
   }
+  // Rows over any status and type have both ''; a filter on one reads the rows of each value of the other.
+  const { status, documentTypeId } = filters;
+  const anyOther = status === undefined && documentTypeId === undefined ? "= ''" : "<> ''";
   const keys: Predicate = [
-    [
-      filters.status === undefined ? '' : ' AND c.status = ?',
-      filters.documentTypeId === undefined ? '' : ' AND c.documentTypeId = ?',
-    ].join(''),
-    [filters.status, filters.documentTypeId].filter((value) => value !== undefined),
+    ` AND c.status ${status === undefined ? anyOther : '= ?'} AND c.documentTypeId ${documentTypeId === undefined ? anyOther : '= ?'}`,
+    [status, documentTypeId].filter((value) => value !== undefined),
   ];
   const sum = (where: string, parameters: unknown[]): Predicate => [
     `(SELECT COALESCE(SUM(c.total), 0) FROM document_counts c WHERE ${where}${keys[0]})`,
@@ -589,8 +589,8 @@ export class DocumentSearchRepository {
     const rows = await this.dataSource.query<{ projectId: string; member: number | string }[]>(
       `SELECT pm.projectId, 1 AS member FROM project_members pm WHERE pm.userId = ?
        UNION ALL
-       SELECT DISTINCT c.projectId, 0 AS member FROM document_counts c
-       WHERE c.uploadedBy = ? AND c.total > 0
+       SELECT c.projectId, 0 AS member FROM document_counts c
+       WHERE c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0
          AND NOT EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = c.projectId)`,
       [userId, userId, userId],
     );

@@ -10,9 +10,9 @@ export const DOCUMENT_SORT_INDEXES = [
 
 /**
  * document_counts: how many live (untrashed) documents each (project, status, type) has, over all
- * uploaders (uploadedBy '') and per uploader, kept by DocumentCounts in the transaction of every
- * write that moves a document between keys; the list's total is a sum over a few of its rows.
- * Filled here from the documents as they are.
+ * uploaders (uploadedBy '') and per uploader, and over any status and type (both ''); kept by
+ * DocumentCounts in the transaction of every write that moves a document between keys; the list's
+ * total is a sum over a few of its rows. Filled here from the documents as they are.
  */
 export class DocumentCounts1763800000110 implements MigrationInterface {
   name = 'DocumentCounts1763800000110';
@@ -42,7 +42,11 @@ export class DocumentCounts1763800000110 implements MigrationInterface {
       `INSERT INTO document_counts (projectId, uploadedBy, status, documentTypeId, total)
        SELECT projectId, '', status, documentTypeId, COUNT(*) ${live} GROUP BY projectId, status, documentTypeId
        UNION ALL
-       SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) ${live} GROUP BY projectId, uploadedBy, status, documentTypeId`,
+       SELECT projectId, '', '', '', COUNT(*) ${live} GROUP BY projectId
+       UNION ALL
+       SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) ${live} GROUP BY projectId, uploadedBy, status, documentTypeId
+       UNION ALL
+       SELECT projectId, uploadedBy, '', '', COUNT(*) ${live} GROUP BY projectId, uploadedBy`,
     );
   }
 

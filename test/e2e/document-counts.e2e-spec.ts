@@ -31,7 +31,11 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
     const actual = await t.dataSource.query<CountRow[]>(
       `SELECT projectId, '' AS uploadedBy, status, documentTypeId, COUNT(*) AS total ${live} GROUP BY projectId, status, documentTypeId
        UNION ALL
-       SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) AS total ${live} GROUP BY projectId, uploadedBy, status, documentTypeId`,
+       SELECT projectId, '', '', '', COUNT(*) AS total ${live} GROUP BY projectId
+       UNION ALL
+       SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) AS total ${live} GROUP BY projectId, uploadedBy, status, documentTypeId
+       UNION ALL
+       SELECT projectId, uploadedBy, '', '', COUNT(*) AS total ${live} GROUP BY projectId, uploadedBy`,
     );
     return { kept: normalise(kept), actual: normalise(actual) };
   };
@@ -127,6 +131,10 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
     ]);
     await expectExact();
     expect(await total('kim', '&status=in_review')).toBe(3);
+    const [used, unused] = t.seed.documentTypes.map((type) => type.id);
+    expect(await total('kim', `&status=in_review&documentTypeId=${used}`)).toBe(3);
+    expect(await total('kim', `&documentTypeId=${used}`)).toBe(await total('kim', `&projectId=${ares}`));
+    expect(await total('kim', `&documentTypeId=${unused}`)).toBe(0);
   });
 
   it('stay exact when a document moves between projects, and the uploader still sees it elsewhere', async () => {
@@ -161,7 +169,7 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
     expect(await total('admin')).toBe(
       actual
         .map((row) => JSON.parse(row) as unknown[])
-        .filter((row) => row[1] === '')
+        .filter((row) => row[1] === '' && row[2] === '')
         .reduce((sum, row) => sum + Number(row[4]), 0),
     );
   });
