@@ -497,14 +497,31 @@ app.post('/api/documents', async (request, reply) => {
     deletedAt: null,
     deletedBy: null,
   };
-  await db.run(
-    `INSERT INTO documents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
-    COLUMNS.map((column) => {
-      const value = document[column];
-      if (value instanceof Date) return storedForm(value);
-      return column === 'tags' || column === 'metadata' ? JSON.stringify(value) : value;
-    }),
-  );
+  // The row and its four document_counts rows (project and uploader, by status and type and over any).
+  const counted = [
+    [document.projectId, '', document.status, document.documentTypeId],
+    [document.projectId, '', '', ''],
+    [document.projectId, user.id, document.status, document.documentTypeId],
+    [document.projectId, user.id, '', ''],
+  ].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  await db.runAll([
+    [
+      `INSERT INTO documents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+      COLUMNS.map((column) => {
+        const value = document[column];
+        if (value instanceof Date) return storedForm(value);
+        return column === 'tags' || column === 'metadata' ? JSON.stringify(value) : value;
+      }),
+    ],
+    [
+      'INSERT INTO document_counts (projectId, uploadedBy, status, documentTypeId, total) VALUES ' +
+        counted.map(() => '(?, ?, ?, ?, 1)').join(', ') +
+        (kind === 'mysql'
+          ? ' ON DUPLICATE KEY UPDATE total = total + 1'
+          : ' ON CONFLICT (projectId, uploadedBy, status, documentTypeId) DO UPDATE SET total = total + 1'),
+      counted.flat(),
+    ],
+  ]);
   void reply.code(201).header('etag', '"v1"').header('location', `/api/documents/${document.id}`);
   return {
     document: documentJson({
