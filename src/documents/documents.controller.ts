@@ -24,6 +24,7 @@ import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { encodeDocumentCursor } from './document-cursor.js';
 import { ChangeStatusDto } from './dto/change-status.dto.js';
+import { COUNT_CAP } from './document-search.repository.js';
 import { DocumentListResponseDto } from './dto/document-list-response.dto.js';
 import { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentHistoryEntryDto, DocumentHistoryResponseDto } from './dto/document-history-response.dto.js';
@@ -47,7 +48,8 @@ export class DocumentsController {
       'never those in the trash. Filters combine with AND; q searches title, description, file name and tags ' +
       '(every word must match, the last as a prefix). Sorted by -updatedAt unless sort (or q: relevance) says ' +
       'otherwise, ties broken by id. total is exact (kept counts) unless pagination.totalIsExact is false (a ' +
-      'tags or updated-range filter matching more than 1,000 documents: total is then a lower bound); a page past the end is 200 with an empty list. For deep ' +
+      `tags or updated-range filter matching more than ${COUNT_CAP} documents: total is then a lower bound); ` +
+      'a page past the end is 200 with an empty list. For deep ' +
       'walks follow pagination.nextCursor (every sort but relevance). Unknown, repeated or object-shaped ' +
       'parameters are 400.',
   })
