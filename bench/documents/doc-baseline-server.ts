@@ -188,11 +188,16 @@ async function listPage(
   const keys =
     parts.length === 1
       ? ([`${parts[0][0]} LIMIT ? OFFSET ?`, [...parts[0][1], take, offset]] as const)
-      : ([
-          `SELECT u.v, u.id FROM (${parts.map(([sql], i) => `SELECT * FROM (${sql} LIMIT ?) p${i}`).join(' UNION ALL ')}) u ` +
-            `ORDER BY ${keyOrder('u')} LIMIT ? OFFSET ?`,
-          [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
-        ] as const);
+      : kind === 'mysql'
+        ? ([
+            `${parts.map(([sql]) => `(${sql} LIMIT ?)`).join(' UNION ALL ')} ORDER BY v ${direction}, id ${direction} LIMIT ? OFFSET ?`,
+            [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
+          ] as const)
+        : ([
+            `SELECT u.v, u.id FROM (${parts.map(([sql], i) => `SELECT * FROM (${sql} LIMIT ?) p${i}`).join(' UNION ALL ')}) u ` +
+              `ORDER BY ${keyOrder('u')} LIMIT ? OFFSET ?`,
+            [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
+          ] as const);
   const total = sums.length ? sums.map(([sql]) => sql).join(' + ') : '0';
   const rows = await db.all<DocumentRow>(
     `SELECT ${kind === 'mysql' ? 'STRAIGHT_JOIN ' : ''}${columnsOf('d')}, ${total} AS total FROM (${keys[0]}) p ` +

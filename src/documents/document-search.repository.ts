@@ -276,13 +276,14 @@ const EVERYTHING_INDEX: Record<string, string> = {
   title: 'IDX_documents_deleted_title',
 };
 
-/** The order of a page's keys (v: the sort value or the relevance, id) in `alias`. */
+/** The order of a page's keys (v: the sort value or the relevance, id) in `alias` ('': a union's own columns). */
 function keyOrder(dialect: SqlDialect, alias: string, sort: DocumentSort): string {
+  const of = alias ? `${alias}.` : '';
   if (sort !== 'relevance') {
     const direction = SORT_COLUMN[sort].descending ? 'DESC' : 'ASC';
-    return `${alias}.v ${direction}, ${alias}.id ${direction}`;
+    return `${of}v ${direction}, ${of}id ${direction}`;
   }
-  return `${alias}.v ${dialect === 'mysql' ? 'DESC' : 'ASC'}, ${alias}.id ASC`;
+  return `${of}v ${dialect === 'mysql' ? 'DESC' : 'ASC'}, ${of}id ASC`;
 }
 
 /**
@@ -333,15 +334,19 @@ function pageKeys(
       selects.push(`${select} LIMIT ? OFFSET ?`);
       parameters.push(take, offset);
     } else {
-      selects.push(`SELECT * FROM (${select} LIMIT ?) p${selects.length}`);
+      // MariaDB takes a union of parenthesised ordered parts (no temporary table per part); SQLite needs each in a subquery.
+      selects.push(
+        dialect === 'mysql' ? `(${select} LIMIT ?)` : `SELECT * FROM (${select} LIMIT ?) p${selects.length}`,
+      );
       parameters.push(offset + take);
     }
   }
   if (single) return [selects[0], parameters];
-  return [
-    `SELECT u.v, u.id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${keyOrder(dialect, 'u', sort)} LIMIT ? OFFSET ?`,
-    [...parameters, take, offset],
-  ];
+  const merged =
+    dialect === 'mysql'
+      ? `${selects.join(' UNION ALL ')} ORDER BY ${keyOrder(dialect, '', sort)}`
+      : `SELECT u.v, u.id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${keyOrder(dialect, 'u', sort)}`;
+  return [`${merged} LIMIT ? OFFSET ?`, [...parameters, take, offset]];
 }
 
 /**

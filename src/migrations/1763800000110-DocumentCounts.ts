@@ -32,7 +32,7 @@ export class DocumentCounts1763800000110 implements MigrationInterface {
         indices: [
           new TableIndex({
             name: 'IDX_document_counts_uploader',
-            columnNames: ['uploadedBy', 'projectId', 'status', 'documentTypeId', 'total'],
+            columnNames: ['uploadedBy', 'status', 'documentTypeId', 'projectId', 'total'],
           }),
         ],
       }),

@@ -5,7 +5,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  * uploader of the project. Kept by DocumentCounts in each write's transaction (migration DocumentCounts).
  */
 @Entity({ name: 'document_counts' })
-@Index('IDX_document_counts_uploader', ['uploadedBy', 'projectId', 'status', 'documentTypeId', 'total'])
+@Index('IDX_document_counts_uploader', ['uploadedBy', 'status', 'documentTypeId', 'projectId', 'total'])
 export class DocumentCount {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   projectId: string;
