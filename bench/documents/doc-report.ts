@@ -44,15 +44,15 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
     );
     ratioTarget('doc-list-project', 'Document list page 1 by projectId', 0.85);
     ratioTarget('doc-list-title', 'Document list page 1 by title', 0.85);
-    for (const [name, label] of [
+    for (const [scenarioName, label] of [
       ['doc-list-typical', 'typical user'],
       ['doc-list-many', `member of all ${db.projects} projects`],
       ['doc-list-reader', 'reader of everything'],
     ] as const) {
-      const s = scenario(name);
-      const bound = name === 'doc-list-typical' ? 50 : 100;
+      const s = scenario(scenarioName);
+      const bound = scenarioName === 'doc-list-typical' ? 50 : 100;
       add(
-        `${name}-p50`,
+        `${scenarioName}-p50`,
         `Document list page 1, ${label}: p50 <= ${bound} ms`,
         s?.service.p50 ?? NaN,
         (v) => v <= bound,
@@ -224,7 +224,7 @@ export function documentMarkdown(documents: DocumentResults | undefined): string
         );
         for (const step of cost.explain ?? []) {
           out.push(
-            `    - ${['id', 'select_type', 'table', 'type', 'key', 'rows', 'Extra'].map((k) => `${k}=${String(step[k] ?? '')}`).join(' ')}`,
+            `    - ${['id', 'select_type', 'table', 'type', 'key', 'rows', 'Extra'].map((k) => `${k}=${JSON.stringify(step[k] ?? '')}`).join(' ')}`,
           );
         }
       }

@@ -12,7 +12,7 @@ const KEY_COLUMNS = ['projectId', 'uploadedBy', 'status', 'documentTypeId'] as c
  * and type ''), so that a total without those filters reads one row per project.
  */
 function keysOf(document: Counted | null): string[][] {
-  if (!document || document.deletedAt !== null) return [];
+  if (!document || document.deletedAt) return [];
   const { projectId, uploadedBy, status, documentTypeId } = document;
   return [
     [projectId, '', status, documentTypeId],

@@ -23,12 +23,14 @@ describe('DocumentCounts.move', () => {
     await new DocumentCounts().move(tx, [{ before: doc(), after: doc({ status: 'in_review' }) }]);
     const [sql, parameters] = query.mock.calls[0] as unknown as [string, unknown[]];
     expect(sql).toMatch(/ON DUPLICATE KEY UPDATE total = total \+ VALUES\(total\)$/);
-    expect(parameters).toEqual([
-      ...['p', '', 'draft', 't', -1],
-      ...['p', '', 'in_review', 't', 1],
-      ...['p', 'u', 'draft', 't', -1],
-      ...['p', 'u', 'in_review', 't', 1],
-    ]);
+    expect(parameters).toEqual(
+      [
+        ['p', '', 'draft', 't', -1],
+        ['p', '', 'in_review', 't', 1],
+        ['p', 'u', 'draft', 't', -1],
+        ['p', 'u', 'in_review', 't', 1],
+      ].flat(),
+    );
   });
 
   it('adds four rows for a create, takes them away for a trash, and writes nothing for a change outside its keys', async () => {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
-import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { Document } from './entities/document.entity.js';
 
 // ---------------------------------------------------------------------------------------------

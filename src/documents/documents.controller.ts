@@ -64,15 +64,15 @@ export class DocumentsController {
     const { documents, total, totalIsExact, next } = await this.documents.list(query, user);
     return {
       documents: documents.map((document) => DocumentDto.from(document)),
-      pagination: {
-        ...PaginationDto.of(
+      pagination: Object.assign(
+        PaginationDto.of(
           query.cursor === undefined ? (query.page ?? 1) : null,
           query.limit,
           total,
           next ? encodeDocumentCursor(next) : null,
         ),
-        totalIsExact,
-      },
+        { totalIsExact },
+      ),
     };
   }
 

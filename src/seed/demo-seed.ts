@@ -188,6 +188,8 @@ export async function seedDemoData(
       rowVersion: 1,
       createdAt: at(5_000 - index),
       updatedAt: at(5_000 - index),
+      deletedAt: null,
+      deletedBy: null,
     }),
   );
 
@@ -280,7 +282,7 @@ export async function seedDemoData(
     await manager.insert(Document, documents as QueryDeepPartialEntity<Document>[]);
     await new DocumentCounts().move(
       manager,
-      documents.map((document) => ({ before: null, after: { ...document, deletedAt: null } })),
+      documents.map((document) => ({ before: null, after: document })),
     );
     await manager.insert(DocumentVersion, versions);
     for (let start = 0; start < notifications.length; start += 200) {

@@ -7,7 +7,13 @@ import { addDocument, addProject, addUser, moveDocument } from '../support/docum
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart } from '../support/uploads.js';
 
-type CountRow = { projectId: string; uploadedBy: string; status: string; documentTypeId: string; total: number };
+type CountRow = {
+  projectId: string;
+  uploadedBy: string;
+  status: string;
+  documentTypeId: string;
+  total: number | string;
+};
 
 describe.each(databasesUnderTest())('document counts on %s', (kind) => {
   let t: TestApp;

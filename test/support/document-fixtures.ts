@@ -66,7 +66,7 @@ export async function moveDocument(t: TestApp, id: string, projectId: string): P
   await t.dataSource.transaction(async (manager) => {
     const before = await manager.findOneByOrFail(Document, { id });
     await manager.update(Document, { id }, { projectId });
-    await new DocumentCounts().move(manager, [{ before, after: { ...before, projectId } }]);
+    await new DocumentCounts().move(manager, [{ before, after: Object.assign(new Document(), before, { projectId }) }]);
   });
 }
 
