@@ -4,6 +4,7 @@ import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { InFlightRequests } from './common/http/in-flight-requests.js';
+import { ClockModule } from './common/time/clock.module.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -28,6 +29,7 @@ import { UsersModule } from './users/users.module.js';
       load: [...CONFIG_NAMESPACES],
     }),
     DatabaseModule.forRoot(SCHEMA),
+    ClockModule,
     UsersModule,
     AuthModule,
     RolesModule,

@@ -20,6 +20,7 @@ import { NotificationCount } from './notifications/entities/notification-count.e
 import { Notification } from './notifications/entities/notification.entity.js';
 import { Role } from './users/entities/role.entity.js';
 import { PendingFile } from './storage/entities/pending-file.entity.js';
+import { JobLease } from './scheduling/entities/job-lease.entity.js';
 import { UserRole } from './users/entities/user-role.entity.js';
 import { User } from './users/entities/user.entity.js';
 
@@ -49,6 +50,7 @@ export const ENTITIES = [
   Comment,
   PendingFile,
   IdempotencyKey,
+  JobLease,
 ];
 export { MIGRATIONS };
 

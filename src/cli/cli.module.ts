@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { databaseConfig, passwordHashConfig, seedConfig, storageConfig } from '../config/configuration.js';
+import { ClockModule } from '../common/time/clock.module.js';
 import { SCHEMA } from '../data-source.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -18,6 +19,7 @@ import { UsersModule } from '../users/users.module.js';
       load: [databaseConfig, passwordHashConfig, seedConfig, storageConfig],
     }),
     DatabaseModule.forRoot(SCHEMA),
+    ClockModule,
     UsersModule,
   ],
 })

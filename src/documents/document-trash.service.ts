@@ -10,6 +10,7 @@ import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { checkIfMatch } from './document-change.js';
 import { DocumentSearchRepository } from './document-search.repository.js';
+import { DocumentWriteGuards } from './document-write-guards.js';
 import { DocumentWrites } from './document-writes.js';
 import { DocumentsRepository } from './documents.repository.js';
 import type { ListTrashQueryDto } from './dto/list-documents-query.dto.js';
@@ -34,6 +35,7 @@ export class DocumentTrashService {
     private readonly policy: DocumentAccessPolicy,
     private readonly audit: AuditTrail,
     private readonly files: StoredFiles,
+    private readonly guards: DocumentWriteGuards,
     @Inject(storageConfig.KEY) private readonly storage: ConfigType<typeof storageConfig>,
   ) {}
 
@@ -147,6 +149,7 @@ export class DocumentTrashService {
     evenLive: boolean,
     context: AuditContext,
   ): Promise<{ documents: number; hashes: string[] }> {
+    await this.guards.beforeRemoval(tx, ids);
     const { removed, hashes } = await this.documents.remove(tx, ids, evenLive);
     for (const document of removed) {
       await this.audit.record(tx, context, {

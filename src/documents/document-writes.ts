@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { documentChange, type ChangeDescription } from './document-change.js';
+import { DocumentWriteGuards } from './document-write-guards.js';
 import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';
 import type { Document } from './entities/document.entity.js';
 
@@ -16,13 +17,15 @@ export interface WriteDecision {
 /**
  * The one way a document changes: in one transaction (Transactions' retry policy), read it under
  * a row lock, let `decide` check the rules (and If-Match) and describe the change, then apply it
- * conditional on the rowVersion it was read with.
+ * conditional on the rowVersion it was read with. Other features' rules (DocumentWriteGuards) run
+ * between the decision and the write.
  */
 @Injectable()
 export class DocumentWrites {
   constructor(
     private readonly transactions: Transactions,
     private readonly documents: DocumentsRepository,
+    private readonly guards: DocumentWriteGuards,
   ) {}
 
   change(
@@ -35,6 +38,7 @@ export class DocumentWrites {
       const found = await this.documents.find(documentId, user.id, { trashed, lock: true }, tx);
       const { current, change, alsoInTx } = decide(found);
       if (!change) return current;
+      await this.guards.beforeChange(tx, current, change, user);
       const planned = documentChange(current, user, change);
       await this.documents.applyChange(tx, planned);
       await alsoInTx?.(tx);

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
+import { SchedulingModule } from '../scheduling/scheduling.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
 import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
@@ -15,6 +16,7 @@ import { DocumentSearchRepository } from './document-search.repository.js';
 import { DocumentTrashController } from './document-trash.controller.js';
 import { DocumentTrashService } from './document-trash.service.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
+import { DocumentWriteGuards } from './document-write-guards.js';
 import { DocumentWrites } from './document-writes.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsRepository } from './documents.repository.js';
@@ -23,7 +25,7 @@ import { Document } from './entities/document.entity.js';
 import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Document]), ProjectsModule, EventsModule, AuditModule],
+  imports: [TypeOrmModule.forFeature([Document]), ProjectsModule, EventsModule, AuditModule, SchedulingModule],
   controllers: [DocumentsController, DocumentFilesController, DocumentTrashController],
   providers: [
     DocumentsService,
@@ -34,6 +36,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentSearchRepository,
     DocumentVersionsRepository,
     DocumentWrites,
+    DocumentWriteGuards,
     DocumentAccessPolicy,
     DocumentParticipants,
     DocumentParticipantsRepository,
@@ -42,6 +45,6 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     // Document versions are what name stored files: the collector asks them before removing one.
     { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
-  exports: [DocumentParticipants, DocumentTrashService, DocumentsService],
+  exports: [DocumentParticipants, DocumentTrashService, DocumentsService, DocumentWriteGuards],
 })
 export class DocumentsModule {}

@@ -75,7 +75,9 @@ export class DocumentSearchAndWorkflow1763800000018 implements MigrationInterfac
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`UPDATE documents SET status = 'published' WHERE status = 'approved'`);
     for (const index of LIST_INDEXES) await queryRunner.createIndex('documents', index);
-    for (const index of OLD_INDEXES) await queryRunner.dropIndex('documents', index.name!);
+    const existing = new Set((await queryRunner.getTable('documents'))?.indices.map((index) => index.name));
+    for (const index of OLD_INDEXES)
+      if (existing.has(index.name)) await queryRunner.dropIndex('documents', index.name!);
 
     if (isMysql(queryRunner)) {
       // An index created without stop words indexes "the", "about", "with"... too (the setting is kept

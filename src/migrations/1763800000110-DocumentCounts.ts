@@ -38,6 +38,8 @@ export class DocumentCounts1763800000110 implements MigrationInterface {
       }),
     );
     const live = 'FROM documents WHERE deletedAt IS NULL';
+    // Run again after a failure half-way (rerunnable), the fill starts over.
+    await queryRunner.query('DELETE FROM document_counts');
     await queryRunner.query(
       `INSERT INTO document_counts (projectId, uploadedBy, status, documentTypeId, total)
        SELECT projectId, '', status, documentTypeId, COUNT(*) ${live} GROUP BY projectId, status, documentTypeId

@@ -24,6 +24,8 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { DocumentCounts1763800000110 } from './1763800000110-DocumentCounts.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
+import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
+import { rerunnable } from './rerunnable.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
 export const MIGRATIONS = [
@@ -52,5 +54,6 @@ export const MIGRATIONS = [
   IdempotencyKeys1763800000070,
   DocumentComments1763800000080,
   PendingFiles1763800000090,
+  JobLeases1763800000095,
   DocumentCounts1763800000110,
-];
+].map((migration) => rerunnable(migration));

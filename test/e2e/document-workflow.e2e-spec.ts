@@ -113,7 +113,7 @@ describe.each(databasesUnderTest())('review workflow and trash on %s', (kind) =>
     storageDir = mkdtempSync(join(tmpdir(), 'dms-workflow-'));
     t = await createTestApp(kind, { STORAGE_DIR: storageDir });
     // The suite runs the purge itself: stop the service's hourly one so it cannot get there first.
-    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
+    t.app.get(TrashPurgeScheduler).onApplicationShutdown();
     apollo = t.seed.projects[0].id;
     await addUser(t, 'vera', { [apollo]: 'viewer' });
     await addUser(t, 'mara', { [apollo]: 'manager' });

@@ -7,7 +7,7 @@ import { InFlightRequests } from '../../src/common/http/in-flight-requests.js';
 import { databasesUnderTest, testDataSource } from '../support/databases.js';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../support/test-app.js';
 
-const DATABASE_UNAVAILABLE = 'The database is temporarily unavailable; retry shortly.';
+const WRITE_CONFLICT = 'Concurrent changes to the same data kept conflicting; retry shortly.';
 
 interface RawAnswer {
   status: number;
@@ -300,7 +300,7 @@ describe.each(databasesUnderTest())('request timeouts on %s', (kind) => {
     // Only the database may refuse it (SQLite's busy writer given up): then nothing changed.
     expect([
       { status: 200, committed: true, details: null },
-      { status: 503, committed: false, details: DATABASE_UNAVAILABLE },
+      { status: 503, committed: false, details: WRITE_CONFLICT },
     ]).toContainEqual(outcome);
   });
 });

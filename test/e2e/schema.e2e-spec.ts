@@ -41,6 +41,7 @@ const CANONICAL_TABLES = [
   'notifications',
   'outbox_events',
   'pending_files',
+  'job_leases',
   'project_members',
   'projects',
   'roles',

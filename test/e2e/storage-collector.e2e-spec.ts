@@ -61,7 +61,7 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
   beforeAll(async () => {
     t = await createTestApp(kind);
     // The suite runs the collector itself.
-    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
+    t.app.get(TrashPurgeScheduler).onApplicationShutdown();
     token = await t.login('admin');
     projectId = t.seed.projects[0].id;
     typeId = t.seed.documentTypes[0].id;

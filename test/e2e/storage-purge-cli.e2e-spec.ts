@@ -24,7 +24,7 @@ describe.each(databasesUnderTest())('trash:purge collects stored files on %s', (
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'dms-storage-purge-'));
     t = await createTestApp(kind);
-    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
+    t.app.get(TrashPurgeScheduler).onApplicationShutdown();
   });
 
   afterAll(async () => {

@@ -40,7 +40,7 @@ describe.each(databasesUnderTest())('npm run trash:purge on %s', (kind) => {
     scratch = mkdtempSync(join(tmpdir(), 'dms-purge-cwd-'));
     t = await createTestApp(kind, { STORAGE_DIR: storageDir });
     // The suite runs the purge itself: stop the service's hourly one so it cannot get there first.
-    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
+    t.app.get(TrashPurgeScheduler).onApplicationShutdown();
   });
 
   afterAll(async () => {

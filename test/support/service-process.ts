@@ -52,7 +52,7 @@ const START_BOUND_MS = 120_000;
  * options), and waits until it answers.
  */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';
   let stdout = '';
   const child = spawn(process.execPath, [...productionNodeOptions(), 'dist/src/main.js'], {

@@ -10,6 +10,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import type { FastifyInstance } from 'fastify';
 import { createNestLogger } from '../../src/common/http/logger.js';
+import { Clock } from '../../src/common/time/clock.js';
 import { buildConfiguration, CONFIG_NAMESPACES, type Configuration } from '../../src/config/configuration.js';
 import { seedDemoData, type SeedSummary } from '../../src/seed/demo-seed.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
@@ -35,8 +36,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  /** Replaces the service's clock (see test/support/test-clock.ts). */
+  clock?: Clock;
+}
+
 async function startApp(
   env: Record<string, string>,
+  options: TestAppOptions,
 ): Promise<{ app: NestFastifyApplication; url: string; config: Configuration }> {
   // This app's own environment, validated as main.ts validates process.env; every config namespace
   // is overridden with it, so apps in one test process never share (or touch) process.env.
@@ -44,6 +51,7 @@ async function startApp(
   const builder = Test.createTestingModule({ imports: [AppModule] });
   for (const namespace of CONFIG_NAMESPACES)
     builder.overrideProvider(namespace.KEY).useValue(config[namespace.namespace]);
+  if (options.clock) builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
   const adapter = createFastifyAdapter(config);
   const app = moduleRef.createNestApplication<NestFastifyApplication>(adapter, {
@@ -67,6 +75,7 @@ export async function createTestApp(
   kind: DatabaseKind,
   extraEnv: Record<string, string> = {},
   existingDatabase?: TestDatabase,
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = existingDatabase ?? (await createTestDatabase(kind));
   // Each app has its own file store, removed with it.
@@ -83,7 +92,7 @@ export async function createTestApp(
     LOGIN_RATE_LIMIT_PER_USERNAME: '100000',
     ...extraEnv,
   };
-  let started = await startApp(env);
+  let started = await startApp(env, options);
   // SEED_PASSWORD (e.g. the development default the Swagger examples use) replaces the test password.
   const seedPassword = extraEnv.SEED_PASSWORD ?? TEST_PASSWORD;
   const seed = await seedDemoData(started.app.get(DataSource), seedPassword, started.config.storage.dir);
@@ -121,7 +130,7 @@ export async function createTestApp(
     },
     async restart() {
       await started.app.close();
-      started = await startApp(env);
+      started = await startApp(env, options);
     },
     async close() {
       // Tests leave sockets open on purpose (stalled or half-sent uploads): end them, or the server's

@@ -39,6 +39,19 @@ describe('mapError', () => {
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], { code: 'SQLITE_BUSY' } as never))).toBe(true);
   });
 
+  it('says whether a 503 is a conflict, a cluster node in transition or an unreachable database', () => {
+    const failed = (code: string) => mapError(new QueryFailedError('UPDATE x', [], { code } as never));
+    expect(failed('ER_LOCK_DEADLOCK').body.details).toMatch(/conflicting/);
+    expect(failed('SQLITE_BUSY_SNAPSHOT').body.details).toMatch(/conflicting/);
+    expect(failed('ER_UNKNOWN_COM_ERROR').body.details).toMatch(/joining or leaving its cluster/);
+    for (const code of ['ER_LOCK_DEADLOCK', 'ER_UNKNOWN_COM_ERROR', 'ECONNREFUSED']) {
+      expect({ status: failed(code).status, retry: failed(code).headers['retry-after'] }).toEqual({
+        status: 503,
+        retry: '5',
+      });
+    }
+  });
+
   it('gives every 429 and 503 a Retry-After, keeping one the thrower set', () => {
     expect(mapError(new ApiError('too_many_requests', 'slow down')).headers['retry-after']).toBe('5');
     expect(

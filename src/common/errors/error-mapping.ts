@@ -56,9 +56,23 @@ function errorCodeOf(error: unknown): string | undefined {
   return candidate.cause ? errorCodeOf(candidate.cause) : undefined;
 }
 
+const CONFLICT_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
+
+/** Says what happened: a conflict that retries did not resolve, a cluster node in transition, or no database. */
+function unavailableDetails(error: unknown): string {
+  const code = errorCodeOf(error) ?? '';
+  if (CONFLICT_CODES.has(code) || code.startsWith('SQLITE_BUSY')) {
+    return 'Concurrent changes to the same data kept conflicting; retry shortly.';
+  }
+  if (code === 'ER_UNKNOWN_COM_ERROR') return 'A database node is joining or leaving its cluster; retry shortly.';
+  return 'The database is temporarily unavailable; retry shortly.';
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = errorCodeOf(error);
-  if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+  if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY'))) {
+    return true;
+  }
   const name = (error as { name?: string } | null)?.name;
   const message = (error as { message?: string } | null)?.message ?? '';
   // Pool or driver gave up before a connection existed.
@@ -136,9 +150,7 @@ export function mapError(exception: unknown): MappedError {
   }
   const fromFastify = fastifyError(exception);
   if (fromFastify) return fromFastify;
-  if (isDatabaseUnavailable(exception)) {
-    return result('service_unavailable', 'The database is temporarily unavailable; retry shortly.');
-  }
+  if (isDatabaseUnavailable(exception)) return result('service_unavailable', unavailableDetails(exception));
   return answer(internalError());
 }
 
