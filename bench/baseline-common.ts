@@ -30,6 +30,8 @@ export interface Db {
   tuples<T extends readonly Value[]>(sql: string, params: Value[]): Promise<T[]>;
   /** One write on its own (it commits by itself). */
   run(sql: string, params: Value[]): Promise<void>;
+  /** Writes that stand or fall together, in one transaction (MySQL: one round trip). */
+  runAll(statements: Statement[]): Promise<void>;
   /**
    * One transaction: `update`, and only if it changed exactly one row, the inserts. Answers whether
    * it hit. MySQL: one round trip (START TRANSACTION; UPDATE; INSERT ... WHERE ROW_COUNT() = 1; ...;
@@ -69,6 +71,26 @@ function mysqlDb(url: URL): Db {
     tuples: async <T extends readonly Value[]>(sql: string, params: Value[]) =>
       (await query<Record<string, Value>[]>(pool, sql, params)).map((row) => Object.values(row) as unknown as T),
     run: async (sql, params) => void (await query(pool, sql, params)),
+    async runAll(statements) {
+      const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+        pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
+      );
+      const sql = ['START TRANSACTION', ...statements.map(([text]) => text), 'COMMIT'].join(';\n');
+      try {
+        await query(
+          connection,
+          sql,
+          statements.flatMap(([, params]) => params),
+        );
+        connection.release();
+      } catch (error) {
+        await query(connection, 'ROLLBACK', []).then(
+          () => connection.release(),
+          () => connection.destroy(),
+        );
+        throw error;
+      }
+    },
     async updateWithInserts(update, inserts) {
       const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
         pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
@@ -119,6 +141,9 @@ function sqliteDb(path: string): Db {
   }) as ((update: Statement, inserts: Statement[]) => boolean) & {
     immediate(update: Statement, inserts: Statement[]): boolean;
   };
+  const runAll = db.transaction((statements: Statement[]) => {
+    for (const [sql, params] of statements) prepared(sql).run(...params);
+  }) as ((statements: Statement[]) => void) & { immediate(statements: Statement[]): void };
   return {
     async all<T>(sql: string, params: Value[]) {
       return prepared(sql).all(...params) as T[];
@@ -128,6 +153,9 @@ function sqliteDb(path: string): Db {
     },
     async run(sql, params) {
       prepared(sql).run(...params);
+    },
+    async runAll(statements) {
+      runAll.immediate(statements);
     },
     async updateWithInserts(update, inserts) {
       const statements = inserts.map(({ table, columns, values }): Statement => [

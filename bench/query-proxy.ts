@@ -59,8 +59,7 @@ export class QueryProxy {
           if (sequence === 0 && length > 0) {
             const code = buffer[4];
             const command = COMMANDS[code] ?? `0x${code.toString(16)}`;
-            const text =
-              code === 0x03 || code === 0x16 ? buffer.toString('utf8', 5, 4 + Math.min(length, 4000)) : undefined;
+            const text = code === 0x03 || code === 0x16 ? buffer.toString('utf8', 5, 4 + length) : undefined;
             if (code === 0x16) preparing = text;
             const statement = code === 0x17 && length >= 5 ? prepared.get(buffer.readUInt32LE(5)) : undefined;
             const sql = statement ? withValues(statement, buffer.subarray(4, 4 + length)) : text;

@@ -16,6 +16,7 @@ import { ProjectMember } from './projects/entities/project-member.entity.js';
 import { Project } from './projects/entities/project.entity.js';
 import { OutboxEvent } from './events/entities/outbox-event.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { DocumentCount } from './documents/entities/document-count.entity.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
 import { Role } from './users/entities/role.entity.js';
@@ -55,6 +56,7 @@ export const ENTITIES = [
   DocumentParticipant,
   Notification,
   NotificationCount,
+  DocumentCount,
   OutboxEvent,
   AuditEvent,
   AuditChainHead,

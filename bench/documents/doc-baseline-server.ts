@@ -111,39 +111,105 @@ function orderBy(alias: string, sort: Sort): string {
   return `${alias}.${sort.replace('-', '')} ${direction}, ${alias}.id ${direction}`;
 }
 
-/** A statement over the visible documents as disjoint parts: `all`, one per member project, the caller's uploads elsewhere. */
-type Part = [where: string, params: unknown[]];
-function visibleParts(caller: Caller, everything: boolean, projectIds: string[], projectId?: string): Part[] {
-  if (everything) return [projectId ? ['d.projectId = ?', [projectId]] : ['1 = 1', []]];
-  const parts: Part[] = projectIds
-    .filter((id) => !projectId || id === projectId)
-    .map((id) => ['d.projectId = ?', [id]]);
-  const elsewhere = projectIds.length ? ` AND d.projectId NOT IN (${marks(projectIds)})` : '';
-  parts.push([
-    `d.uploadedBy = ?${elsewhere}${projectId ? ' AND d.projectId = ?' : ''}`,
-    [caller.id, ...projectIds, ...(projectId ? [projectId] : [])],
-  ]);
-  return parts;
+/** The caller's member projects and the projects outside them holding their live uploads (document_counts). */
+async function scopeOf(caller: Caller): Promise<{ projectIds: string[]; elsewhere: string[] }> {
+  const rows = await db.all<{ projectId: string; member: unknown }>(
+    'SELECT projectId, 1 AS member FROM project_members WHERE userId = ? UNION ALL ' +
+      "SELECT c.projectId, 0 FROM document_counts c WHERE c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0 AND NOT EXISTS " +
+      '(SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = c.projectId)',
+    [caller.id, caller.id, caller.id],
+  );
+  return {
+    projectIds: rows.filter((row) => Number(row.member) === 1).map((row) => row.projectId),
+    elsewhere: rows.filter((row) => Number(row.member) === 0).map((row) => row.projectId),
+  };
 }
 
-/** The list without words: the total as a sum of index-range counts, the page as a merge of per-part pages. */
-async function listPage(parts: Part[], sort: Sort, take: number, offset: number) {
-  const counts = parts.map(([where]) => `(SELECT COUNT(*) FROM documents d WHERE d.deletedAt IS NULL AND ${where})`);
-  const [{ total }] = await db.all<{ total: unknown }>(
-    `SELECT ${counts.join(' + ')} AS total`,
-    parts.flatMap(([, params]) => params),
-  );
-  if (offset >= Number(total)) return { rows: [], total: Number(total) };
-  const pages = parts.map(
-    ([where], index) =>
-      `SELECT * FROM (SELECT ${columnsOf('d')} FROM documents d WHERE d.deletedAt IS NULL AND ${where} ` +
-      `ORDER BY ${orderBy('d', sort)} LIMIT ?) p${index}`,
-  );
+/** Up to this many member projects one index range per project, merged; beyond, one range with a membership check. */
+const MERGE_UP_TO = 50;
+const EVERYTHING_INDEX = {
+  updatedAt: 'IDX_documents_deleted_list',
+  createdAt: 'IDX_documents_deleted_created',
+  title: 'IDX_documents_deleted_title',
+};
+
+/**
+ * The list without words in one statement: the page's (sort value, id) keys off the list indexes
+ * (one range per member project merged, or one range of the everything index), the rows by primary
+ * key, each carrying the total summed from document_counts.
+ */
+async function listPage(
+  caller: Caller,
+  everything: boolean,
+  projectId: string | undefined,
+  sort: Exclude<Sort, 'relevance'>,
+  take: number,
+  offset: number,
+) {
+  const column = sort.replace('-', '');
+  const direction = sort.startsWith('-') ? 'DESC' : 'ASC';
+  const keyOrder = (alias: string) => `${alias}.v ${direction}, ${alias}.id ${direction}`;
+  const range = (where: string, hint = '') =>
+    `SELECT d.${column} AS v, d.id FROM documents d${hint} WHERE d.deletedAt IS NULL AND ${where} ORDER BY d.${column} ${direction}, d.id ${direction}`;
+  const parts: [string, unknown[]][] = [];
+  const sums: [string, unknown[]][] = [];
+  const sum = (where: string, params: unknown[]): [string, unknown[]] => [
+    `(SELECT COALESCE(SUM(total), 0) FROM document_counts WHERE ${where} AND status = '' AND documentTypeId = '')`,
+    params,
+  ];
+  const hint = kind === 'mysql' ? ` FORCE INDEX (${EVERYTHING_INDEX[column as keyof typeof EVERYTHING_INDEX]})` : '';
+  if (everything) {
+    parts.push(projectId ? [range('d.projectId = ?'), [projectId]] : [range('1 = 1', hint), []]);
+    sums.push(projectId ? sum("projectId = ? AND uploadedBy = ''", [projectId]) : sum("uploadedBy = ''", []));
+  } else {
+    const scope = await scopeOf(caller);
+    const projects = scope.projectIds.filter((id) => !projectId || id === projectId);
+    const elsewhere = scope.elsewhere.filter((id) => !projectId || id === projectId);
+    if (projects.length) sums.push(sum(`projectId IN (${marks(projects)}) AND uploadedBy = ''`, projects));
+    if (elsewhere.length)
+      sums.push(sum(`projectId IN (${marks(elsewhere)}) AND uploadedBy = ?`, [...elsewhere, caller.id]));
+    const own: [string, unknown[]] = [
+      `d.uploadedBy = ? AND d.projectId IN (${marks(elsewhere)})`,
+      [caller.id, ...elsewhere],
+    ];
+    if (projects.length <= MERGE_UP_TO) {
+      for (const id of projects) parts.push([range('d.projectId = ?'), [id]]);
+      if (elsewhere.length) parts.push([range(own[0]), own[1]]);
+    } else {
+      const member = 'EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = d.projectId)';
+      parts.push(
+        elsewhere.length
+          ? [range(`(${member} OR (${own[0]}))`, hint), [caller.id, ...own[1]]]
+          : [range(member, hint), [caller.id]],
+      );
+    }
+  }
+  if (parts.length === 0) return { rows: [], total: 0 };
+  const keys =
+    parts.length === 1
+      ? ([`${parts[0][0]} LIMIT ? OFFSET ?`, [...parts[0][1], take, offset]] as const)
+      : kind === 'mysql'
+        ? ([
+            `${parts.map(([sql]) => `(${sql} LIMIT ?)`).join(' UNION ALL ')} ORDER BY v ${direction}, id ${direction} LIMIT ? OFFSET ?`,
+            [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
+          ] as const)
+        : ([
+            `SELECT u.v, u.id FROM (${parts.map(([sql], i) => `SELECT * FROM (${sql} LIMIT ?) p${i}`).join(' UNION ALL ')}) u ` +
+              `ORDER BY ${keyOrder('u')} LIMIT ? OFFSET ?`,
+            [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
+          ] as const);
+  const total = sums.length ? sums.map(([sql]) => sql).join(' + ') : '0';
   const rows = await db.all<DocumentRow>(
-    `SELECT ${columnsOf('u')} FROM (${pages.join(' UNION ALL ')}) u ORDER BY ${orderBy('u', sort)} LIMIT ? OFFSET ?`,
-    [...parts.flatMap(([, params]) => [...params, offset + take]), take, offset],
+    `SELECT ${kind === 'mysql' ? 'STRAIGHT_JOIN ' : ''}${columnsOf('d')}, ${total} AS total FROM (${keys[0]}) p ` +
+      `JOIN documents d ON d.id = p.id ORDER BY ${keyOrder('p')}`,
+    [...sums.flatMap(([, params]) => params), ...keys[1]],
   );
-  return { rows, total: Number(total) };
+  if (rows.length || offset === 0) return { rows, total: rows.length ? Number(rows[0].total) : 0 };
+  const [{ n }] = await db.all<{ n: unknown }>(
+    `SELECT ${total} AS n`,
+    sums.flatMap(([, params]) => params),
+  );
+  return { rows, total: Number(n) };
 }
 
 const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
@@ -242,16 +308,34 @@ app.get<{ Querystring: ListQuery }>(
     if (sort === 'relevance' && !words?.length) throw new HttpError(400, 'validation_failed', 'relevance needs q');
     const projectId = request.query.projectId?.toLowerCase();
     const everything = holds(caller, 'documents', 'read');
-    const projectIds = everything
-      ? []
-      : (
-          await db.all<{ projectId: string }>('SELECT projectId FROM project_members WHERE userId = ?', [caller.id])
-        ).map((row) => row.projectId);
     const offset = (page - 1) * limit;
-    const { rows, total } = words?.length
-      ? await searchPage(caller, everything, projectIds, words, projectId, sort, limit + 1, offset)
-      : await listPage(visibleParts(caller, everything, projectIds, projectId), sort, limit + 1, offset);
-    const pagination = { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor: null as string | null };
+    const { rows, total } =
+      words?.length || sort === 'relevance'
+        ? await searchPage(
+            caller,
+            everything,
+            everything
+              ? []
+              : (
+                  await db.all<{ projectId: string }>('SELECT projectId FROM project_members WHERE userId = ?', [
+                    caller.id,
+                  ])
+                ).map((row) => row.projectId),
+            words ?? [],
+            projectId,
+            sort,
+            limit + 1,
+            offset,
+          )
+        : await listPage(caller, everything, projectId, sort, limit + 1, offset);
+    const pagination = {
+      page,
+      limit,
+      total,
+      totalPages: Math.ceil(total / limit),
+      nextCursor: null as string | null,
+      totalIsExact: true,
+    };
     if (rows.length === 0) return { documents: [], pagination };
     const documents = rows.slice(0, limit).map(documentJson);
     const last = documents.at(-1);
@@ -418,14 +502,31 @@ app.post('/api/documents', async (request, reply) => {
     deletedAt: null,
     deletedBy: null,
   };
-  await db.run(
-    `INSERT INTO documents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
-    COLUMNS.map((column) => {
-      const value = document[column];
-      if (value instanceof Date) return storedForm(value);
-      return column === 'tags' || column === 'metadata' ? JSON.stringify(value) : value;
-    }),
-  );
+  // The row and its four document_counts rows (project and uploader, by status and type and over any).
+  const counted = [
+    [document.projectId, '', document.status, document.documentTypeId],
+    [document.projectId, '', '', ''],
+    [document.projectId, user.id, document.status, document.documentTypeId],
+    [document.projectId, user.id, '', ''],
+  ].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  await db.runAll([
+    [
+      `INSERT INTO documents (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+      COLUMNS.map((column) => {
+        const value = document[column];
+        if (value instanceof Date) return storedForm(value);
+        return column === 'tags' || column === 'metadata' ? JSON.stringify(value) : value;
+      }),
+    ],
+    [
+      'INSERT INTO document_counts (projectId, uploadedBy, status, documentTypeId, total) VALUES ' +
+        counted.map(() => '(?, ?, ?, ?, 1)').join(', ') +
+        (kind === 'mysql'
+          ? ' ON DUPLICATE KEY UPDATE total = total + 1'
+          : ' ON CONFLICT (projectId, uploadedBy, status, documentTypeId) DO UPDATE SET total = total + 1'),
+      counted.flat(),
+    ],
+  ]);
   void reply.code(201).header('etag', '"v1"').header('location', `/api/documents/${document.id}`);
   return {
     document: documentJson({

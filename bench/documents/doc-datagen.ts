@@ -111,9 +111,15 @@ function projectRange(plan: DocPlan, p: number): [number, number] {
 export const documentsInStage = (plan: DocPlan, stage: 1 | 2): number =>
   stage === 1 ? projectRange(plan, plan.doc.stage1Projects - 1)[1] : plan.doc.rows - documentsInStage(plan, 1);
 
-/** User 0 uploaded the loaded documents and manages every project; users 1..users are the typical users. */
+/** The reader (role editor: documents:read, sees everything) comes after the typical users. */
+export const docReader = (plan: DocPlan) => plan.doc.users + 1;
+
+/**
+ * User 0 uploaded the loaded documents and manages every project; users 1..users are the typical
+ * users; docReader() reads everything by its role.
+ */
 export function* docUserRows(plan: DocPlan): Generator<Row> {
-  for (let k = 0; k <= plan.doc.users; k++) {
+  for (let k = 0; k <= docReader(plan); k++) {
     const email = `${docUsername(k)}@docbench.example.com`;
     yield [
       docUserId(k),
@@ -131,8 +137,9 @@ export function* docUserRows(plan: DocPlan): Generator<Row> {
   }
 }
 
-export function* docUserRoleRows(plan: DocPlan, userRoleId: string): Generator<Row> {
+export function* docUserRoleRows(plan: DocPlan, userRoleId: string, readerRoleId: string): Generator<Row> {
   for (let k = 0; k <= plan.doc.users; k++) yield [docUserId(k), userRoleId];
+  yield [docUserId(docReader(plan)), readerRoleId];
 }
 
 export function* docProjectRows(plan: DocPlan): Generator<Row> {

@@ -29,6 +29,22 @@ export function docDatabaseConfig(config: BenchConfig, doc: DocBenchConfig): Ben
   return { ...config, mysqlDatabase: doc.mysqlDatabase, sqlitePath: doc.sqlitePath };
 }
 
+/**
+ * The rows are loaded in bulk, not through the service: document_counts (kept by the service's
+ * writes) is filled afterwards from the documents, as the DocumentCounts migration does.
+ */
+const REFILL_COUNTS = [
+  'DELETE FROM document_counts',
+  `INSERT INTO document_counts (projectId, uploadedBy, status, documentTypeId, total)
+   SELECT projectId, '', status, documentTypeId, COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, status, documentTypeId
+   UNION ALL
+   SELECT projectId, '', '', '', COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId
+   UNION ALL
+   SELECT projectId, uploadedBy, status, documentTypeId, COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, uploadedBy, status, documentTypeId
+   UNION ALL
+   SELECT projectId, uploadedBy, '', '', COUNT(*) FROM documents WHERE deletedAt IS NULL GROUP BY projectId, uploadedBy`,
+];
+
 function record(times: LoadTimes, step: string, rows: number, seconds: number): void {
   times[step] = { rows, seconds, rowsPerSecond: rows / seconds };
 }
@@ -38,14 +54,14 @@ export async function loadMysqlDocBase(config: BenchConfig, plan: DocPlan): Prom
   await createMysqlSchema(config);
   const connection = await adminConnection(config, config.mysqlDatabase);
   try {
-    const [roles] = (await connection.query("SELECT id FROM roles WHERE name = 'user'")) as unknown as [
-      { id: string }[],
-    ];
+    const [roles] = (await connection.query(
+      "SELECT id FROM roles WHERE name IN ('user', 'editor') ORDER BY name DESC",
+    )) as unknown as [{ id: string }[]];
     const insert = (table: string, columns: string[], rows: Iterable<Row>, total: number) =>
       bulkInsertMysql(connection, table, columns, rows, { batch: 1000, total, label: table });
-    const users = plan.doc.users + 1;
+    const users = plan.doc.users + 2;
     await insert('users', DOC_USER_COLUMNS, docUserRows(plan), users);
-    await insert('user_roles', DOC_USER_ROLE_COLUMNS, docUserRoleRows(plan, roles[0].id), users);
+    await insert('user_roles', DOC_USER_ROLE_COLUMNS, docUserRoleRows(plan, roles[0].id, roles[1].id), users);
     await insert('projects', DOC_PROJECT_COLUMNS, docProjectRows(plan), plan.doc.projects);
     await insert('project_members', DOC_MEMBER_COLUMNS, docMemberRows(plan), plan.doc.projects);
     await insert('document_types', DOC_TYPE_COLUMNS, docTypeRows(plan), 8);
@@ -70,8 +86,11 @@ export async function loadMysqlDocuments(config: BenchConfig, plan: DocPlan, sta
       commitRows: 20_000,
     });
     record(times, step, total, (performance.now() - started) / 1000);
+    const counted = performance.now();
+    for (const sql of REFILL_COUNTS) await connection.query(sql);
+    log(`  document_counts refilled: ${((performance.now() - counted) / 1000).toFixed(1)} s`);
     const analyzed = performance.now();
-    await connection.query('ANALYZE TABLE documents, document_search, project_members');
+    await connection.query('ANALYZE TABLE documents, document_search, project_members, document_counts');
     log(`  ANALYZE TABLE: ${((performance.now() - analyzed) / 1000).toFixed(1)} s`);
   } finally {
     await connection.end();
@@ -92,9 +111,9 @@ export function loadSqliteDocs(config: BenchConfig, plan: DocPlan, part: 'base' 
     db.pragma('synchronous = OFF');
     db.pragma('foreign_keys = ON');
     if (part === 'base') {
-      const role = db.prepare("SELECT id FROM roles WHERE name = 'user'").get() as { id: string };
+      const role = (name: string) => (db.prepare('SELECT id FROM roles WHERE name = ?').get(name) as { id: string }).id;
       bulkInsertSqlite(db, 'users', DOC_USER_COLUMNS, docUserRows(plan));
-      bulkInsertSqlite(db, 'user_roles', DOC_USER_ROLE_COLUMNS, docUserRoleRows(plan, role.id));
+      bulkInsertSqlite(db, 'user_roles', DOC_USER_ROLE_COLUMNS, docUserRoleRows(plan, role('user'), role('editor')));
       bulkInsertSqlite(db, 'projects', DOC_PROJECT_COLUMNS, docProjectRows(plan));
       bulkInsertSqlite(db, 'project_members', DOC_MEMBER_COLUMNS, docMemberRows(plan));
       bulkInsertSqlite(db, 'document_types', DOC_TYPE_COLUMNS, docTypeRows(plan));
@@ -104,6 +123,7 @@ export function loadSqliteDocs(config: BenchConfig, plan: DocPlan, part: 'base' 
     const label = `documents stage ${part} (FTS5 trigger on)`;
     const seconds = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part), rows, label);
     record(times, label, rows, seconds);
+    for (const sql of REFILL_COUNTS) db.exec(sql);
     db.exec('ANALYZE');
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

@@ -17,6 +17,7 @@ import {
   docDocumentId,
   docProjectId,
   docTypeId,
+  docReader,
   docUserId,
   documentsInStage,
   makeDocPlan,
@@ -30,6 +31,7 @@ import {
   loadMysqlDocuments,
   loadSqliteDocs,
 } from './doc-load.js';
+import { measureListPlans, type ListPlanResult } from './doc-plans.js';
 import type { TransferJob, TransferResult } from './transfer-worker.js';
 
 export interface DocumentPhaseContext {
@@ -90,6 +92,8 @@ export interface DocumentPhaseResults {
   bufferPoolMb?: number;
   growth: { name: string; stage1Rows: number; fullRows: number; stage1: ScenarioResult; full?: ScenarioResult }[];
   scenarios: ScenarioResult[];
+  /** MariaDB: statements per list request and what each costs (doc-plans.ts). */
+  listPlans?: ListPlanResult[];
   transfers: TransferScenarioResult[];
   bigUpload?: { service: BigUploadResult; baseline: BigUploadResult };
   checks: Record<string, string>;
@@ -101,8 +105,9 @@ function wanted(config: BenchConfig, name: string): boolean {
   return !names?.length || names.includes(name);
 }
 
+/** Tokens of user 0 (every project's manager), the typical users and the reader (docReader()). */
 function signDocTokens(config: BenchConfig, users: number): string[] {
-  return Array.from({ length: users + 1 }, (_, k) => signToken(config, docUserId(k)));
+  return Array.from({ length: users + 2 }, (_, k) => signToken(config, docUserId(k)));
 }
 
 type Pair = { service: ServerHandle; serviceB?: ServerHandle; baseline: ServerHandle };
@@ -184,6 +189,21 @@ function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[
       name: 'doc-list-typical',
       title: `Document list page 1, typical users (${doc.users} users x ${doc.membershipsPerUser} projects, -updatedAt)`,
       job: job(users.map((k) => ['/api/documents', k])),
+    },
+    {
+      name: 'doc-list-title',
+      title: 'Document list page 1 by title (typical users, sort=title)',
+      job: job(users.map((k) => ['/api/documents?sort=title', k])),
+    },
+    {
+      name: 'doc-list-many',
+      title: `Document list page 1, a member of all ${doc.projects} projects (-updatedAt)`,
+      job: job([['/api/documents', 0]]),
+    },
+    {
+      name: 'doc-list-reader',
+      title: 'Document list page 1, a reader of everything (role with documents:read)',
+      job: job([['/api/documents', docReader(plan)]]),
     },
     {
       name: 'doc-list-project',
@@ -480,6 +500,23 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     results.loadSeconds += (performance.now() - t0) / 1000;
     log(`[${kind} documents] data loaded in ${results.loadSeconds.toFixed(0)} s`);
     if (kind === 'mysql') results.sizes = await mysqlTableSizes(config);
+    const listScenarios = scenarios.filter((s) => s.name.startsWith('doc-list-') && wanted(config, s.name));
+    if (kind === 'mysql' && listScenarios.length) {
+      log(`[${kind} documents] the list's statements per request, counters and plans (query proxy)`);
+      let proxied: Pair | undefined;
+      results.listPlans = await measureListPlans(
+        config,
+        (port) => mysqlUrl(config, port),
+        async (url) => {
+          proxied = await startDocPair(phaseCtx, url);
+          return [proxied.service, proxied.baseline];
+        },
+        async () => {
+          if (proxied) await stopPair(proxied);
+        },
+        listScenarios,
+      );
+    }
 
     const pair = await startDocPair(phaseCtx, databaseUrl);
     try {

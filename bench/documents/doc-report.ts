@@ -43,6 +43,33 @@ export function documentTargets(documents: DocumentResults | undefined): Target[
       0.85,
     );
     ratioTarget('doc-list-project', 'Document list page 1 by projectId', 0.85);
+    ratioTarget('doc-list-title', 'Document list page 1 by title', 0.85);
+    for (const [scenarioName, label] of [
+      ['doc-list-typical', 'typical user'],
+      ['doc-list-many', `member of all ${db.projects} projects`],
+      ['doc-list-reader', 'reader of everything'],
+    ] as const) {
+      const s = scenario(scenarioName);
+      const bound = scenarioName === 'doc-list-typical' ? 50 : 100;
+      add(
+        `${scenarioName}-p50`,
+        `Document list page 1, ${label}: p50 <= ${bound} ms`,
+        s?.service.p50 ?? NaN,
+        (v) => v <= bound,
+        s ? `${fmt(s.service.p50, 1)} ms (baseline ${fmt(s.baseline?.p50 ?? NaN, 1)} ms)` : 'not measured',
+      );
+    }
+    for (const plan of (db.listPlans ?? []).filter((p) => p.server === 'service')) {
+      const disk = plan.costs.reduce((sum, cost) => sum + (cost.counters?.Created_tmp_disk_tables ?? 0), 0);
+      const most = Math.max(...plan.statements);
+      add(
+        `${plan.scenario}-statements`,
+        `${plan.scenario}: <= 2 statements per request (guard included), 0 on-disk temporary tables`,
+        most <= 2 && disk === 0 ? 1 : 0,
+        (v) => v === 1,
+        `${plan.statements.join(',')} statements, ${disk} on-disk temporary tables`,
+      );
+    }
     for (const growth of db.growth) {
       const p50 = (growth.full?.service.p50 ?? NaN) / growth.stage1.service.p50;
       const control = (growth.full?.baseline?.p50 ?? NaN) / (growth.stage1.baseline?.p50 ?? NaN);
@@ -184,6 +211,24 @@ export function documentMarkdown(documents: DocumentResults | undefined): string
     out.push('');
     for (const [name, check] of Object.entries(db.checks))
       out.push(`- ${name}: response check against the baseline: ${check}`);
+    for (const plan of db.listPlans ?? []) {
+      out.push(`- ${plan.scenario}, ${plan.server}: ${plan.statements.join(',')} statements per request`);
+      for (const cost of plan.costs) {
+        const c = cost.counters;
+        const reads = c ? c.Handler_read_key + c.Handler_read_next + c.Handler_read_prev + c.Handler_read_first : NaN;
+        out.push(
+          `  - \`${cost.sql.replace(/\s+/g, ' ').slice(0, 160)}…\`` +
+            (c
+              ? `: tmp tables ${c.Created_tmp_tables} (on disk ${c.Created_tmp_disk_tables}), index reads ${reads}, rnd ${c.Handler_read_rnd}, rnd_next ${c.Handler_read_rnd_next}`
+              : ''),
+        );
+        for (const step of cost.explain ?? []) {
+          out.push(
+            `    - ${['id', 'select_type', 'table', 'type', 'key', 'rows', 'Extra'].map((k) => `${k}=${JSON.stringify(step[k] ?? '')}`).join(' ')}`,
+          );
+        }
+      }
+    }
     if (db.bigUpload) {
       const { service, baseline } = db.bigUpload;
       out.push(

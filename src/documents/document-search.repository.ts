@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
-import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { Document } from './entities/document.entity.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -40,44 +39,68 @@ export interface DocumentListFilters {
 }
 
 /**
- * Whose documents: everything (documents:read), or those of the user's projects (`projectIds`, read
- * beforehand) and their own uploads elsewhere.
+ * Whose documents: everything (documents:read), or those of the user's projects (`projectIds`) and
+ * their own live uploads in the projects of `elsewhere` (outside their projects), read beforehand by
+ * DocumentSearchRepository.scope().
  */
-export type DocumentVisibility = ({ all: true } | { all: false; userId: string; projectIds: readonly string[] }) & {
+export type DocumentVisibility = (
+  { all: true } | { all: false; userId: string; projectIds: readonly string[]; elsewhere: readonly string[] }
+) & {
   /** MariaDB search: find them by their scope tokens in the MATCH (see searchScopeEstimateStatement()). */
   byTokens?: boolean;
 };
 
 /**
- * Up to this many member projects, a page without q is a merge of one index range per project (each
- * reads at most offset + limit entries of IDX_documents_project_list, already in order); beyond, one
- * range over all of them and a sort.
+ * Up to this many member projects, a page is a merge of one index range per project (each reads at
+ * most offset + limit keys in order); beyond, one range of the everything index in order, each entry
+ * kept when the caller is a member of its project (a semi-join), which reads about limit × (all
+ * documents / visible ones) entries: fewer than the merge once the caller sees a good share of them.
  */
 export const MAX_MERGED_PROJECTS = 50;
+
+/** A total the counts cannot answer (tags, an updated range) is counted up to this many; beyond, it is a lower bound. */
+export const COUNT_CAP = 1_000;
 
 type Predicate = [sql: string, parameters: unknown[]];
 
 const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
+/** The member projects a projectId filter leaves, and the projects of the caller's uploads elsewhere it leaves (none when uploadedBy names someone else). */
+function scopeOf(visibility: Exclude<DocumentVisibility, { all: true }>, filters: DocumentListFilters) {
+  const keep = (id: string) => filters.projectId === undefined || id === filters.projectId;
+  const ownUploads = filters.uploadedBy === undefined || filters.uploadedBy === visibility.userId;
+  return {
+    projects: visibility.projectIds.filter(keep),
+    elsewhere: ownUploads ? visibility.elsewhere.filter(keep) : [],
+  };
+}
+
 /**
- * The visible documents as disjoint parts (their union is what the caller may read): one per member
- * project when `perProject`, else all member projects at once; then the caller's uploads outside them.
- * Parts a projectId filter rules out are left out.
+ * The visible documents as disjoint parts: with `perProject` one per member project, else one for
+ * them all (a semi-join on project_members), then the caller's uploads in the projects of `elsewhere`.
  */
 function visibleParts(visibility: DocumentVisibility, filters: DocumentListFilters, perProject: boolean): Predicate[] {
   if (visibility.all) return [['1 = 1', []]];
-  const projects = visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId);
+  const { projects, elsewhere } = scopeOf(visibility, filters);
   const parts: Predicate[] = [];
   if (perProject) for (const id of projects) parts.push(['d.projectId = ?', [id]]);
-  else if (projects.length) parts.push([`d.projectId IN (${marks(projects)})`, [...projects]]);
-  parts.push(
-    visibility.projectIds.length
-      ? [
-          `d.uploadedBy = ? AND d.projectId NOT IN (${marks(visibility.projectIds)})`,
-          [visibility.userId, ...visibility.projectIds],
-        ]
-      : ['d.uploadedBy = ?', [visibility.userId]],
-  );
+  else if (projects.length) {
+    parts.push([
+      filters.projectId === undefined
+        ? 'EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = d.projectId)'
+        : 'd.projectId = ?',
+      [filters.projectId ?? visibility.userId],
+    ]);
+  }
+  if (elsewhere.length) {
+    const own: Predicate = [
+      `d.uploadedBy = ? AND d.projectId IN (${marks(elsewhere)})`,
+      [visibility.userId, ...elsewhere],
+    ];
+    // One range: the semi-join part and the own uploads are read together in order.
+    if (!perProject && parts.length) return [[`(${parts[0][0]} OR (${own[0]}))`, [...parts[0][1], ...own[1]]]];
+    parts.push(own);
+  }
   return parts;
 }
 
@@ -184,8 +207,183 @@ function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
   return { from, where, parameters, score };
 }
 
-/** How many documents match (exact): the sum over the disjoint visible parts, each an index range. */
-export function documentCountStatement(
+/** Whether document_counts answers the total: every filter is one of its keys (project, uploader, status, type). */
+export function totalIsCounted(filters: DocumentListFilters): boolean {
+  return (
+    !filters.words?.length &&
+    !filters.tags?.length &&
+    filters.updatedFrom === undefined &&
+    filters.updatedTo === undefined
+  );
+}
+
+/**
+ * The total as one scalar expression: counted filters sum the rows of document_counts for the
+ * visible projects (uploadedBy '' or the uploadedBy filter) and the caller's uploads elsewhere;
+ * a search counts its matches (exact); tags and updated ranges count up to COUNT_CAP + 1 matches.
+ */
+export function documentTotalExpression(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+): Predicate {
+  if (!totalIsCounted(filters)) {
+    const [part] = visibleParts(visibility, filters, false);
+    if (!part) return ['0', []];
+    const { from, where, parameters } = partQuery(dialect, part, filters);
+    const matches = `SELECT 1 FROM ${from} WHERE ${where.join(' AND ')}`;
+    if (filters.words?.length) return [`(SELECT COUNT(*) FROM (${matches}) m)`, parameters];
+    return [`(SELECT COUNT(*) FROM (${matches} LIMIT ?) m)`, [...parameters, COUNT_CAP + 1]];
+  }
+  // Rows over any status and type have both ''; a filter on one reads the rows of each value of the other.
+  const { status, documentTypeId } = filters;
+  const anyOther = status === undefined && documentTypeId === undefined ? "= ''" : "<> ''";
+  const keys: Predicate = [
+    ` AND c.status ${status === undefined ? anyOther : '= ?'} AND c.documentTypeId ${documentTypeId === undefined ? anyOther : '= ?'}`,
+    [status, documentTypeId].filter((value) => value !== undefined),
+  ];
+  const sum = (where: string, parameters: unknown[]): Predicate => [
+    `(SELECT COALESCE(SUM(c.total), 0) FROM document_counts c WHERE ${where}${keys[0]})`,
+    [...parameters, ...keys[1]],
+  ];
+  const sums: Predicate[] = [];
+  if (visibility.all) {
+    sums.push(
+      filters.projectId === undefined
+        ? sum('c.uploadedBy = ?', [filters.uploadedBy ?? ''])
+        : sum('c.projectId = ? AND c.uploadedBy = ?', [filters.projectId, filters.uploadedBy ?? '']),
+    );
+  } else {
+    const { projects, elsewhere } = scopeOf(visibility, filters);
+    if (projects.length) {
+      sums.push(
+        sum(`c.projectId IN (${marks(projects)}) AND c.uploadedBy = ?`, [...projects, filters.uploadedBy ?? '']),
+      );
+    }
+    if (elsewhere.length) {
+      sums.push(sum(`c.projectId IN (${marks(elsewhere)}) AND c.uploadedBy = ?`, [...elsewhere, visibility.userId]));
+    }
+  }
+  if (sums.length === 0) return ['0', []];
+  return [sums.map(([sql]) => sql).join(' + '), sums.flatMap(([, parameters]) => parameters)];
+}
+
+/** The everything indexes, by sort column (MariaDB: named, so that a one-range page walks them in order). */
+const EVERYTHING_INDEX: Record<string, string> = {
+  updatedAt: 'IDX_documents_deleted_list',
+  createdAt: 'IDX_documents_deleted_created',
+  title: 'IDX_documents_deleted_title',
+};
+
+/** The order of a page's keys (v: the sort value or the relevance, id) in `alias` ('': a union's own columns). */
+function keyOrder(dialect: SqlDialect, alias: string, sort: DocumentSort): string {
+  const of = alias ? `${alias}.` : '';
+  if (sort !== 'relevance') {
+    const direction = SORT_COLUMN[sort].descending ? 'DESC' : 'ASC';
+    return `${of}v ${direction}, ${of}id ${direction}`;
+  }
+  return `${of}v ${dialect === 'mysql' ? 'DESC' : 'ASC'}, ${of}id ASC`;
+}
+
+/**
+ * The page's keys (v, id) in order, or undefined when nothing is visible. Each visible part is read
+ * off its index in order, only keys, at most offset + take of them; with several parts (one per
+ * member project) they are merged by UNION ALL and an outer sort of those few keys.
+ */
+function pageKeys(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+  sort: DocumentSort,
+  take: number,
+  offset: number,
+  after?: DocumentListPosition,
+): Predicate | undefined {
+  const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
+  const parts = visibleParts(visibility, filters, perProject);
+  if (parts.length === 0) return undefined;
+  const single = parts.length === 1;
+  const selects: string[] = [];
+  const parameters: unknown[] = [];
+  for (const part of parts) {
+    const built = partQuery(dialect, part, filters);
+    let value: string;
+    let order: string;
+    if (sort === 'relevance') {
+      if (!built.score) throw new Error('relevance needs search words');
+      value = built.score.sql;
+      order = `v ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
+    } else {
+      value = `d.${sortColumn(sort)}`;
+      order = keysetOrder('d', sort);
+      if (after) {
+        const [condition, values] = afterPosition('d', sort, after);
+        built.where.push(condition);
+        built.parameters.push(...values);
+      }
+      // One range over everything (or a semi-join): walk the sort's index, not a filter's.
+      const byFilter = filters.projectId ?? filters.uploadedBy ?? filters.documentTypeId;
+      if (dialect === 'mysql' && single && byFilter === undefined && (visibility.all || !perProject)) {
+        built.from = `documents d FORCE INDEX (${EVERYTHING_INDEX[sortColumn(sort)]})`;
+      }
+    }
+    const select = `SELECT ${value} AS v, d.id AS id FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order}`;
+    parameters.push(...built.parameters);
+    if (single) {
+      selects.push(`${select} LIMIT ? OFFSET ?`);
+      parameters.push(take, offset);
+    } else {
+      // MariaDB takes a union of parenthesised ordered parts (no temporary table per part); SQLite needs each in a subquery.
+      selects.push(
+        dialect === 'mysql' ? `(${select} LIMIT ?)` : `SELECT * FROM (${select} LIMIT ?) p${selects.length}`,
+      );
+      parameters.push(offset + take);
+    }
+  }
+  if (single) return [selects[0], parameters];
+  const merged =
+    dialect === 'mysql'
+      ? `${selects.join(' UNION ALL ')} ORDER BY ${keyOrder(dialect, '', sort)}`
+      : `SELECT u.v, u.id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${keyOrder(dialect, 'u', sort)}`;
+  return [`${merged} LIMIT ? OFFSET ?`, [...parameters, take, offset]];
+}
+
+/**
+ * One statement for a page of the list and its total: the page's keys off the indexes
+ * (pageKeys(); on MariaDB the search's matches, searchPageStatement()), then its rows by primary key
+ * (a deferred join: no other column is carried through a derived table), each with the total
+ * (`listTotal`). An empty page carries no total: documentTotalStatement() answers it.
+ */
+export function documentListStatement(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+  sort: DocumentSort,
+  take: number,
+  offset: number,
+  after?: DocumentListPosition,
+): [string, unknown[]] | undefined {
+  let keys: Predicate | undefined;
+  let total: Predicate;
+  if (pageCarriesTotal(dialect, filters)) {
+    keys = searchPageStatement(visibility, filters, sort, take, offset, after);
+    total = ['p.total', []];
+  } else {
+    keys = pageKeys(dialect, visibility, filters, sort, take, offset, after);
+    total = documentTotalExpression(dialect, visibility, filters);
+  }
+  if (!keys) return undefined;
+  // MariaDB: the keys first, then each row by primary key, sorted on the keys alone.
+  const straight = dialect === 'mysql' ? 'STRAIGHT_JOIN ' : '';
+  return [
+    `SELECT ${straight}d.*, ${total[0]} AS listTotal FROM (${keys[0]}) p JOIN documents d ON d.id = p.id ` +
+      `ORDER BY ${keyOrder(dialect, 'p', sort)}`,
+    [...total[1], ...keys[1]],
+  ];
+}
+
+/** The total alone (documentTotalExpression()), for an empty page; the MariaDB search counts its matches. */
+export function documentTotalStatement(
   dialect: SqlDialect,
   visibility: DocumentVisibility,
   filters: DocumentListFilters,
@@ -194,69 +392,12 @@ export function documentCountStatement(
     const [matches, parameters] = searchMatches(visibility, filters);
     const built = build(dialect, { ...filters, words: undefined });
     return [
-      `SELECT COUNT(*) AS total FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`,
+      `SELECT COUNT(*) AS listTotal FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`,
       [...parameters, ...built.parameters],
     ];
   }
-  const counts = visibleParts(visibility, filters, false).map((part) => {
-    const { from, where, parameters } = partQuery(dialect, part, filters);
-    return [`SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`, parameters] as const;
-  });
-  return [
-    `SELECT SUM(n) AS total FROM (${counts.map(([sql]) => sql).join(' UNION ALL ')}) counts`,
-    counts.flatMap(([, parameters]) => parameters),
-  ];
-}
-
-/**
- * One page: `take` rows from `offset`, or (keyset sorts) right after `after`. Each visible part is
- * read in order up to offset + take rows (LIMIT inside), then the parts are merged: with few member
- * projects one index range per project, so no part reads or sorts more than the page needs.
- * Relevance needs words and pages by OFFSET only.
- */
-export function documentPageStatement(
-  dialect: SqlDialect,
-  visibility: DocumentVisibility,
-  filters: DocumentListFilters,
-  sort: DocumentSort,
-  take: number,
-  offset: number,
-  after?: DocumentListPosition,
-): [string, unknown[]] {
-  if (pageCarriesTotal(dialect, filters)) return searchPageStatement(visibility, filters, sort, take, offset, after);
-  const columns = SORTED_COLUMNS.map((column) => `d.${column}`).join(', ');
-  const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
-  const selects: string[] = [];
-  const parameters: unknown[] = [];
-  for (const part of visibleParts(visibility, filters, perProject)) {
-    const built = partQuery(dialect, part, filters);
-    let order: string;
-    let score = '';
-    if (sort === 'relevance') {
-      if (!built.score) throw new Error('relevance needs search words');
-      score = `, ${built.score.sql} AS relevance`;
-      parameters.push(...built.score.parameters);
-      order = `relevance ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
-    } else {
-      order = keysetOrder('d', sort);
-      if (after) {
-        const [condition, values] = afterPosition('d', sort, after);
-        built.where.push(condition);
-        built.parameters.push(...values);
-      }
-    }
-    selects.push(
-      `SELECT * FROM (SELECT ${columns}${score} FROM ${built.from} WHERE ${built.where.join(' AND ')} ` +
-        `ORDER BY ${order} LIMIT ?) p${selects.length}`,
-    );
-    parameters.push(...built.parameters, offset + take);
-  }
-  const outerOrder =
-    sort === 'relevance' ? `u.relevance ${dialect === 'mysql' ? 'DESC' : 'ASC'}, u.id ASC` : keysetOrder('u', sort);
-  return [
-    `SELECT u.id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${outerOrder} LIMIT ? OFFSET ?`,
-    [...parameters, take, offset],
-  ];
+  const [sql, parameters] = documentTotalExpression(dialect, visibility, filters);
+  return [`SELECT ${sql} AS listTotal`, parameters];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +531,8 @@ function searchPageStatement(
     parameters.push(...values);
   }
   return [
-    `SELECT x.id, x.total FROM (${found}) x${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    `SELECT x.id, x.total, x.${sort === 'relevance' ? 'relevance' : sortColumn(sort)} AS v FROM (${found}) x${where} ` +
+      `ORDER BY ${order} LIMIT ? OFFSET ?`,
     [...parameters, take, offset],
   ];
 }
@@ -443,12 +585,23 @@ export class DocumentSearchRepository {
     this.dialect = dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
   }
 
-  /** The projects the user is a member of (any role): whose documents they may read. */
-  async memberProjectIds(userId: string): Promise<string[]> {
-    const members = await this.dataSource
-      .getRepository(ProjectMember)
-      .find({ select: { projectId: true }, where: { userId }, order: { projectId: 'ASC' } });
-    return members.map((member) => member.projectId);
+  /**
+   * Whose documents the user may read besides their projects': one statement answers their member
+   * projects and the projects outside them holding their live uploads (from document_counts).
+   */
+  async scope(userId: string): Promise<{ projectIds: string[]; elsewhere: string[] }> {
+    const rows = await this.dataSource.query<{ projectId: string; member: number | string }[]>(
+      `SELECT pm.projectId, 1 AS member FROM project_members pm WHERE pm.userId = ?
+       UNION ALL
+       SELECT c.projectId, 0 AS member FROM document_counts c
+       WHERE c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0
+         AND NOT EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = c.projectId)`,
+      [userId, userId, userId],
+    );
+    const projectIds: string[] = [];
+    const elsewhere: string[] = [];
+    for (const row of rows) (Number(row.member) === 1 ? projectIds : elsewhere).push(row.projectId);
+    return { projectIds: projectIds.sort(), elsewhere: elsewhere.sort() };
   }
 
   /** A date as the documents table stores it, for the statements' parameters (filters, cursor positions). */
@@ -457,18 +610,9 @@ export class DocumentSearchRepository {
     return this.dataSource.driver.preparePersistentValue(value, column);
   }
 
-  /** How many documents the list's filters match (exact). */
-  async count(visibility: DocumentVisibility, filters: DocumentListFilters): Promise<number> {
-    const [row] = await this.dataSource.query<{ total: string | number | null }[]>(
-      ...documentCountStatement(this.dialect, visibility, filters),
-    );
-    return Number(row?.total ?? 0);
-  }
-
   /**
-   * One page of the list (documentPageStatement) and the exact total of the filters' matches. The
-   * MariaDB search answers both in one statement (pageCarriesTotal); otherwise the count comes
-   * first and a page past the end is not read.
+   * One page of the list (documentListStatement: one statement for the rows and the total) and
+   * its total; `totalIsExact` is false only when a capped count (COUNT_CAP) reached its cap.
    */
   async page(
     visibility: DocumentVisibility,
@@ -477,24 +621,26 @@ export class DocumentSearchRepository {
     take: number,
     offset: number,
     after?: DocumentListPosition,
-  ): Promise<{ documents: Document[]; total: number }> {
-    const carriesTotal = pageCarriesTotal(this.dialect, filters);
-    if (carriesTotal) visibility = await this.searchVisibility(visibility, filters);
-    const read = () =>
-      this.dataSource.query<{ id: string; total?: string | number }[]>(
-        ...documentPageStatement(this.dialect, visibility, filters, sort, take, offset, after),
+  ): Promise<{ documents: Document[]; total: number; totalIsExact: boolean }> {
+    if (pageCarriesTotal(this.dialect, filters)) visibility = await this.searchVisibility(visibility, filters);
+    const statement = documentListStatement(this.dialect, visibility, filters, sort, take, offset, after);
+    const rows = statement ? await this.dataSource.query<Record<string, unknown>[]>(...statement) : [];
+    let counted: number;
+    if (rows.length > 0) counted = Number(rows[0].listTotal);
+    // Nothing visible, or nothing on the first page: nothing matches.
+    else if (!statement || (offset === 0 && !after)) counted = 0;
+    else {
+      const [row] = await this.dataSource.query<{ listTotal: unknown }[]>(
+        ...documentTotalStatement(this.dialect, visibility, filters),
       );
-    if (!carriesTotal) {
-      const total = await this.count(visibility, filters);
-      if (offset >= total) return { documents: [], total };
-      return { documents: await this.load(await read()), total };
+      counted = Number(row?.listTotal ?? 0);
     }
-    const rows = await read();
-    // Nothing on this page: it is the total only when it was the first.
-    if (rows.length === 0) {
-      return { documents: [], total: offset === 0 && !after ? 0 : await this.count(visibility, filters) };
-    }
-    return { documents: await this.load(rows), total: Number(rows[0].total) };
+    const capped = !totalIsCounted(filters) && !filters.words?.length && counted > COUNT_CAP;
+    return {
+      documents: rows.map((row) => this.hydrate(row)),
+      total: capped ? COUNT_CAP : counted,
+      totalIsExact: !capped,
+    };
   }
 
   async trashCount(everything: boolean, userId: string): Promise<number> {
@@ -518,6 +664,15 @@ export class DocumentSearchRepository {
     const plan = await this.dataSource.query<{ rows: string | number | null }[]>(...statement);
     const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
     return { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
+  }
+
+  /** A documents row as TypeORM would load it (its driver's conversions and the columns' transformers). */
+  private hydrate(row: Record<string, unknown>): Document {
+    const document = this.documents.create();
+    for (const column of this.documents.metadata.columns) {
+      column.setEntityValue(document, this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return document;
   }
 
   /** The documents of `rows`, in their order. */

@@ -24,6 +24,7 @@ import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { encodeDocumentCursor } from './document-cursor.js';
 import { ChangeStatusDto } from './dto/change-status.dto.js';
+import { COUNT_CAP } from './document-search.repository.js';
 import { DocumentListResponseDto } from './dto/document-list-response.dto.js';
 import { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentHistoryEntryDto, DocumentHistoryResponseDto } from './dto/document-history-response.dto.js';
@@ -47,7 +48,9 @@ export class DocumentsController {
       "Documents of the caller's projects and their own uploads (every document for roles with documents:read), " +
       'never those in the trash. Filters combine with AND; q searches title, description, file name and tags ' +
       '(every word must match, the last as a prefix). Sorted by -updatedAt unless sort (or q: relevance) says ' +
-      'otherwise, ties broken by id. total is exact; a page past the end is 200 with an empty list. For deep ' +
+      'otherwise, ties broken by id. total is exact (kept counts) unless pagination.totalIsExact is false (a ' +
+      `tags or updated-range filter matching more than ${COUNT_CAP} documents: total is then a lower bound); ` +
+      'a page past the end is 200 with an empty list. For deep ' +
       'walks follow pagination.nextCursor (every sort but relevance). Unknown, repeated or object-shaped ' +
       'parameters are 400.',
   })
@@ -59,14 +62,17 @@ export class DocumentsController {
     @Query() query: ListDocumentsQueryDto,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentListResponseDto> {
-    const { documents, total, next } = await this.documents.list(query, user);
+    const { documents, total, totalIsExact, next } = await this.documents.list(query, user);
     return {
       documents: documents.map((document) => DocumentDto.from(document)),
-      pagination: PaginationDto.of(
-        query.cursor === undefined ? (query.page ?? 1) : null,
-        query.limit,
-        total,
-        next ? encodeDocumentCursor(next) : null,
+      pagination: Object.assign(
+        PaginationDto.of(
+          query.cursor === undefined ? (query.page ?? 1) : null,
+          query.limit,
+          total,
+          next ? encodeDocumentCursor(next) : null,
+        ),
+        { totalIsExact },
       ),
     };
   }

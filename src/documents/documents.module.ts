@@ -7,6 +7,7 @@ import { SchedulingModule } from '../scheduling/scheduling.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
 import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
+import { DocumentCounts } from './document-counts.repository.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
 import { DocumentParticipantsRepository } from './document-participants.repository.js';
@@ -31,6 +32,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentFilesService,
     DocumentTrashService,
     DocumentsRepository,
+    DocumentCounts,
     DocumentSearchRepository,
     DocumentVersionsRepository,
     DocumentWrites,

@@ -6,6 +6,7 @@ import { OutboxRepository } from '../events/outbox.repository.js';
 import { ProjectMember } from '../projects/entities/project-member.entity.js';
 import { isProjectRole, type ProjectRole } from '../projects/project-role.js';
 import type { DocumentChange } from './document-change.js';
+import { DocumentCounts } from './document-counts.repository.js';
 import { DocumentHistory } from './entities/document-history.entity.js';
 import { DocumentParticipant } from './entities/document-participant.entity.js';
 import { DocumentVersion } from './entities/document-version.entity.js';
@@ -32,6 +33,7 @@ export class DocumentsRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxRepository,
+    private readonly counts: DocumentCounts,
   ) {
     this.locks = dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
   }
@@ -60,6 +62,7 @@ export class DocumentsRepository {
   /** A new document with its first version: the rows, its uploader as participant and the event. */
   async insert(tx: Tx, change: DocumentChange): Promise<void> {
     await tx.insert(Document, change.document as QueryDeepPartialEntity<Document>);
+    await this.counts.move(tx, [{ before: null, after: change.document }]);
     // document.created is for the project's members (NotificationDispatcher), never stored as heard.
     await this.recordChange(tx, change, false);
   }
@@ -83,6 +86,8 @@ export class DocumentsRepository {
     if (result.affected !== 1) {
       throw new ApiError('conflict', 'The document changed while this request applied; try again.');
     }
+    // `from` is the row as it was: the UPDATE landed only on its rowVersion.
+    await this.counts.move(tx, [{ before: from, after: document }]);
     // Any other document event is for its participants but the actor: with none, nobody is to hear of it.
     const othersTakePart =
       from.uploadedBy !== change.history.changedBy ||
@@ -122,7 +127,11 @@ export class DocumentsRepository {
    */
   async remove(tx: Tx, ids: readonly string[], evenLive: boolean): Promise<{ removed: Document[]; hashes: string[] }> {
     if (ids.length === 0) return { removed: [], hashes: [] };
-    const removed = await tx.findBy(Document, { id: In([...ids]), ...(evenLive ? {} : { deletedAt: Not(IsNull()) }) });
+    // Locked: a restore racing the removal must not leave it counted (SQLite has one writer).
+    const removed = await tx.find(Document, {
+      where: { id: In([...ids]), ...(evenLive ? {} : { deletedAt: Not(IsNull()) }) },
+      ...(this.locks ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     if (removed.length === 0) return { removed, hashes: [] };
     const removedIds = removed.map((document) => document.id);
     const used = await tx
@@ -131,6 +140,10 @@ export class DocumentsRepository {
       .where({ documentId: In(removedIds), sha256: Not(IsNull()) })
       .getRawMany<{ sha256: string }>();
     await tx.delete(Document, { id: In(removedIds) });
+    await this.counts.move(
+      tx,
+      removed.map((document) => ({ before: document, after: null })),
+    );
     return {
       removed,
       hashes: await this.unreferencedHashes(

@@ -44,6 +44,8 @@ export function searchWords(q: string): string[] {
 export interface DocumentPage {
   documents: Document[];
   total: number;
+  /** False when total is a lower bound (a tags or updated-range filter matched more than COUNT_CAP). */
+  totalIsExact: boolean;
   /** Position after the last item, when more items follow (never for relevance). */
   next: DocumentCursor | null;
 }
@@ -72,7 +74,7 @@ export class DocumentsService {
 
   /**
    * The documents the caller may read (their projects' and their own uploads; everything with
-   * documents:read), never trashed ones, filtered (AND), sorted, with the exact total. A page number
+   * documents:read), never trashed ones, filtered (AND), sorted, with the total. A page number
    * is an OFFSET; a cursor (every sort but relevance) continues right after the item it names.
    */
   async list(query: ListDocumentsQueryDto, user: AuthenticatedUser): Promise<DocumentPage> {
@@ -102,7 +104,7 @@ export class DocumentsService {
     };
     const visibility: DocumentVisibility = hasPermission(user, 'documents', 'read')
       ? { all: true }
-      : { all: false, userId: user.id, projectIds: await this.search.memberProjectIds(user.id) };
+      : { all: false, userId: user.id, ...(await this.search.scope(user.id)) };
 
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     const position = after && {
@@ -110,14 +112,11 @@ export class DocumentsService {
       id: after.id,
     };
     // One row more than the page tells whether anything follows.
-    const { documents: rows, total } = await this.search.page(
-      visibility,
-      filters,
-      sort,
-      query.limit + 1,
-      offset,
-      position,
-    );
+    const {
+      documents: rows,
+      total,
+      totalIsExact,
+    } = await this.search.page(visibility, filters, sort, query.limit + 1, offset, position);
     const documents = rows.slice(0, query.limit);
     const last = documents.at(-1);
     let next: DocumentCursor | null = null;
@@ -125,7 +124,7 @@ export class DocumentsService {
       const column = sortColumn(sort);
       next = { sort, value: column === 'title' ? last.title : last[column as 'updatedAt'].getTime(), id: last.id };
     }
-    return { documents, total, next };
+    return { documents, total, totalIsExact, next };
   }
 
   /** The document, for a reader (else 404). */

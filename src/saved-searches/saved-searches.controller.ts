@@ -147,14 +147,17 @@ export class SavedSearchesController {
     @Query() query: RunSavedSearchQueryDto,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentListResponseDto> {
-    const { documents, total, next } = await this.searches.run(id, query, user);
+    const { documents, total, totalIsExact, next } = await this.searches.run(id, query, user);
     return {
       documents: documents.map((document) => DocumentDto.from(document)),
-      pagination: PaginationDto.of(
-        query.cursor === undefined ? (query.page ?? 1) : null,
-        query.limit,
-        total,
-        next ? encodeDocumentCursor(next) : null,
+      pagination: Object.assign(
+        PaginationDto.of(
+          query.cursor === undefined ? (query.page ?? 1) : null,
+          query.limit,
+          total,
+          next ? encodeDocumentCursor(next) : null,
+        ),
+        { totalIsExact },
       ),
     };
   }

@@ -7,6 +7,7 @@ import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
 import { DocumentVersion } from '../documents/entities/document-version.entity.js';
+import { DocumentCounts } from '../documents/document-counts.repository.js';
 import { Document } from '../documents/entities/document.entity.js';
 import { FileStore } from '../storage/file-store.js';
 import { detectMediaType } from '../storage/media-type.js';
@@ -187,6 +188,8 @@ export async function seedDemoData(
       rowVersion: 1,
       createdAt: at(5_000 - index),
       updatedAt: at(5_000 - index),
+      deletedAt: null,
+      deletedBy: null,
     }),
   );
 
@@ -277,6 +280,10 @@ export async function seedDemoData(
     await manager.insert(ProjectMember, members);
     await manager.insert(DocumentType, types);
     await manager.insert(Document, documents as QueryDeepPartialEntity<Document>[]);
+    await new DocumentCounts().move(
+      manager,
+      documents.map((document) => ({ before: null, after: document })),
+    );
     await manager.insert(DocumentVersion, versions);
     for (let start = 0; start < notifications.length; start += 200) {
       await manager.insert(Notification, notifications.slice(start, start + 200));

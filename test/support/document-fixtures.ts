@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll } from 'vitest';
+import { DocumentCounts } from '../../src/documents/document-counts.repository.js';
 import { DocumentHistory } from '../../src/documents/entities/document-history.entity.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
 import { identityKey } from '../../src/common/text/identity-key.js';
@@ -60,6 +61,15 @@ export async function addProject(t: TestApp, name: string): Promise<string> {
   return id;
 }
 
+/** Moves a document to another project as an operator would in SQL (no route moves documents), counts included. */
+export async function moveDocument(t: TestApp, id: string, projectId: string): Promise<void> {
+  await t.dataSource.transaction(async (manager) => {
+    const before = await manager.findOneByOrFail(Document, { id });
+    await manager.update(Document, { id }, { projectId });
+    await new DocumentCounts().move(manager, [{ before, after: Object.assign(new Document(), before, { projectId }) }]);
+  });
+}
+
 export interface DocumentFixture {
   projectId: string;
   uploadedBy: string;
@@ -78,7 +88,7 @@ export interface DocumentFixture {
 export async function addDocument(t: TestApp, fixture: DocumentFixture): Promise<string> {
   const id = randomUUID();
   const at = fixture.updatedAt ?? new Date();
-  await t.dataSource.getRepository(Document).insert({
+  const document = {
     id,
     projectId: fixture.projectId,
     documentTypeId: fixture.documentTypeId ?? t.seed.documentTypes[0].id,
@@ -98,6 +108,10 @@ export async function addDocument(t: TestApp, fixture: DocumentFixture): Promise
     sha256: null,
     deletedAt: fixture.deletedAt ?? null,
     deletedBy: fixture.deletedBy ?? null,
+  } satisfies Document;
+  await t.dataSource.transaction(async (manager) => {
+    await manager.insert(Document, document);
+    await new DocumentCounts().move(manager, [{ before: null, after: document }]);
   });
   return id;
 }

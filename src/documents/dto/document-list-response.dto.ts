@@ -1,14 +1,27 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PaginationDto } from '../../common/pagination/pagination.dto.js';
+import { COUNT_CAP } from '../document-search.repository.js';
 import type { Document } from '../entities/document.entity.js';
 import { DocumentDto } from './document-response.dto.js';
+
+/** The list's pagination: a total that may be a lower bound (totalIsExact). */
+export class DocumentListPaginationDto extends PaginationDto {
+  @ApiProperty({
+    example: true,
+    description:
+      `true: total is the exact number of matching documents. false only with a tags or updatedFrom/updatedTo ` +
+      `filter (without q) matching more than ${COUNT_CAP} documents: total is then ${COUNT_CAP}, a lower bound ` +
+      `(the count stops there), and totalPages follows from it.`,
+  })
+  totalIsExact: boolean;
+}
 
 export class DocumentListResponseDto {
   @ApiProperty({ type: [DocumentDto], maxItems: 100 })
   documents: DocumentDto[];
 
-  @ApiProperty({ type: PaginationDto })
-  pagination: PaginationDto;
+  @ApiProperty({ type: DocumentListPaginationDto })
+  pagination: DocumentListPaginationDto;
 }
 
 /** A document in the trash: the document with when and by whom it was deleted. */

@@ -13,6 +13,11 @@ export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 @Index('IDX_documents_uploader_list', ['uploadedBy', 'deletedAt', 'updatedAt', 'id'])
 @Index('IDX_documents_deleted_list', ['deletedAt', 'updatedAt', 'id'])
 @Index('IDX_documents_documentTypeId', ['documentTypeId'])
+// The createdAt and title sorts' keyset indexes (migration DocumentCounts).
+@Index('IDX_documents_project_created', ['projectId', 'deletedAt', 'createdAt', 'id'])
+@Index('IDX_documents_project_title', ['projectId', 'deletedAt', 'title', 'id'])
+@Index('IDX_documents_deleted_created', ['deletedAt', 'createdAt', 'id'])
+@Index('IDX_documents_deleted_title', ['deletedAt', 'title', 'id'])
 export class Document {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
