@@ -14,6 +14,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
@@ -236,6 +237,13 @@ export class DocumentFilesController {
     headers: { 'Content-Range': { schema: { type: 'string' }, description: 'bytes <first>-<last>/<size>' } },
   })
   @ApiResponse({ status: 304, description: 'If-None-Match matched: the client has these bytes' })
+  @ApiResponse({
+    status: 302,
+    description:
+      'Only with S3_PRESIGNED_DOWNLOADS=true: the bytes are at Location, a presigned object-storage URL valid for ' +
+      'a minute, which answers with the same Content-Type and Content-Disposition and honours Range.',
+    headers: { Location: { schema: { type: 'string' }, description: 'Presigned URL of the bytes' } },
+  })
   @ApiErrors(400, BAD_ID, ['validation_failed', 'version must be an integer'])
   @ApiErrors(401, UNAUTHORIZED)
   @ApiErrors(
@@ -348,22 +356,23 @@ export class DocumentFilesController {
     };
   }
 
-  /** The download answer: 304, 416, 206 or 200 with every header of the issue; a body only for GET. */
+  /**
+   * The download answer: 304, 416, 206 or 200 with every header of the issue, a body only for GET;
+   * or, with S3_PRESIGNED_DOWNLOADS, a GET is redirected (302) to a short-lived URL of the bytes.
+   * The stored file is checked (or opened) before any header is set.
+   */
   private async sendContent(
     { version }: ContentVersion,
     request: FastifyRequest,
     reply: FastifyReply,
     withBody: boolean,
   ): Promise<void> {
-    const file = await this.files.openContent(version);
-    reply.raw.once('close', () => {
-      file.close().catch(() => undefined);
-    });
     const etag = entityTag(version.sha256);
     const size = version.fileSize;
-    void reply.headers({ ...DOWNLOAD_SAFETY, etag, 'accept-ranges': 'bytes', 'cache-control': 'private, no-cache' });
+    const common = { ...DOWNLOAD_SAFETY, etag, 'accept-ranges': 'bytes', 'cache-control': 'private, no-cache' };
     if (ifNoneMatchSatisfied(request.headers['if-none-match'], etag)) {
-      await reply.code(304).send();
+      await this.files.checkContent(version);
+      await reply.headers(common).code(304).send();
       return;
     }
     const ifRange = request.headers['if-range'];
@@ -373,22 +382,31 @@ export class DocumentFilesController {
         ? parseRange(request.headers.range, size)
         : { kind: 'whole' as const };
     if (range.kind === 'unsatisfiable') {
+      await this.files.checkContent(version);
       throw new ApiError(
         'range_not_satisfiable',
         `The file has ${size} bytes; ask for a range that starts within them.`,
-        { 'content-range': contentRange(range, size)! },
+        { ...common, 'content-range': contentRange(range, size)! },
       );
     }
-    void reply.type(version.mimeType).header('content-disposition', contentDisposition(version.fileName));
+    const disposition = contentDisposition(version.fileName);
+    const url = withBody
+      ? await this.files.downloadUrl(version, { contentType: version.mimeType, contentDisposition: disposition })
+      : undefined;
+    if (url) {
+      await reply.headers({ 'cache-control': 'private, no-cache' }).redirect(url, 302);
+      return;
+    }
+    let body: Readable | undefined;
+    if (withBody) body = await this.files.openContent(version, range.kind === 'partial' ? range : undefined);
+    else await this.files.checkContent(version);
+    reply.raw.once('close', () => body?.destroy());
+    void reply.headers(common).type(version.mimeType).header('content-disposition', disposition);
     if (range.kind === 'partial') {
       void reply.code(206).header('content-range', contentRange(range, size));
     }
     const length = range.kind === 'partial' ? range.end - range.start + 1 : size;
     void reply.header('content-length', String(length));
-    if (!withBody) {
-      await reply.send();
-      return;
-    }
-    await reply.send(file.stream(range.kind === 'partial' ? range : undefined));
+    await reply.send(body);
   }
 }
