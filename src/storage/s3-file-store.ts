@@ -249,7 +249,7 @@ export class S3FileStore extends FileStore implements OnApplicationShutdown {
   async place(tempKey: string, sha256: string): Promise<void> {
     const key = this.keyOf(sha256);
     try {
-      if ((await this.sizeOfKey(key)) === undefined) {
+      if ((await this.size(sha256)) === undefined) {
         // Two uploads of the same bytes may both copy: each writes identical bytes, which readers cannot tell apart.
         await this.client.send(
           new CopyObjectCommand({ Bucket: this.bucket, Key: key, CopySource: `${this.bucket}/${tempKey}` }),
