@@ -39,7 +39,12 @@ app.post('/upload', async (request, reply) => {
   });
   const key = `baseline/${randomBytes(16).toString('hex')}`;
   const body = pipeline(part.file, tap).then(() => undefined);
-  const upload = new Upload({ client, params: { Bucket: bucket, Key: key, Body: tap }, partSize: 5 * 1024 * 1024, queueSize: 2 });
+  const upload = new Upload({
+    client,
+    params: { Bucket: bucket, Key: key, Body: tap },
+    partSize: 5 * 1024 * 1024,
+    queueSize: 2,
+  });
   await Promise.all([upload.done(), body]);
   return reply.code(201).send({ key, sha256: hash.digest('hex'), size });
 });

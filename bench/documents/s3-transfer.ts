@@ -25,6 +25,7 @@ const connections = Number(process.env.BENCH_S3_CONNECTIONS ?? 4);
 const rounds = Number(process.env.BENCH_S3_ROUNDS ?? 3);
 const password = `Bench-S3-${randomBytes(8).toString('hex')}!`;
 const children: ChildProcess[] = [];
+const NODE_OPTIONS = ['--max-semi-space-size=8', '--max-old-space-size=256'];
 
 async function waitFor(url: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
@@ -83,32 +84,30 @@ async function main(): Promise<void> {
     };
 
     const servicePort = 18_300;
-    const service = spawn(
-      process.execPath,
-      ['--max-semi-space-size=8', '--max-old-space-size=256', join(root, 'dist/src/main.js')],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: {
-          PATH: process.env.PATH,
-          ...s3Env,
-          NODE_ENV: 'development',
-          PORT: String(servicePort),
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: `sqlite:${join(scratch, 'dms.sqlite')}`,
-          JWT_SECRET: randomBytes(32).toString('hex'),
-          SEED_DEMO: 'true',
-          SEED_PASSWORD: password,
-          STORAGE_DRIVER: 's3',
-          S3_BUCKET: serviceBucket,
-          UPLOAD_MAX_BYTES: String(fileBytes * 2),
-          LOGIN_RATE_LIMIT_PER_IP: '100000',
-        },
+    const serviceProcess = spawn(process.execPath, [...NODE_OPTIONS, join(root, 'dist/src/main.js')], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        PATH: process.env.PATH,
+        ...s3Env,
+        NODE_ENV: 'development',
+        PORT: String(servicePort),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: `sqlite:${join(scratch, 'dms.sqlite')}`,
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        SEED_DEMO: 'true',
+        SEED_PASSWORD: password,
+        STORAGE_DRIVER: 's3',
+        S3_BUCKET: serviceBucket,
+        UPLOAD_MAX_BYTES: String(fileBytes * 2),
+        LOGIN_RATE_LIMIT_PER_IP: '100000',
       },
-    );
-    children.push(service);
+    });
+    children.push(serviceProcess);
     const baselinePort = 18_301;
     const baseline = fork(join(here, 's3-baseline-server.js'), [], {
+      // The service's production Node options (npm run start:prod), so only the code differs.
+      execArgv: NODE_OPTIONS,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { PATH: process.env.PATH, ...s3Env, S3_BUCKET: baselineBucket, PORT: String(baselinePort) },
     });
@@ -135,11 +134,18 @@ async function main(): Promise<void> {
 
     // One file each to download: through the service (a document) and through the baseline (a key).
     const base = { token, connections, duration: seconds, warmup: 2 };
-    const job = (url: string, kind: 'upload' | 'download', path: string, tag: string, extra: Partial<TransferJob> = {}) =>
-      ({ ...base, url, kind, path, tag, fileBytes, ...extra }) satisfies TransferJob;
+    const job = (
+      url: string,
+      kind: 'upload' | 'download',
+      path: string,
+      tag: string,
+      extra: Partial<TransferJob> = {},
+    ) => ({ ...base, url, kind, path, tag, fileBytes, ...extra }) satisfies TransferJob;
     const once = { once: true, duration: 0, warmup: 0 };
     await measure(job(serviceUrl, 'upload', '/api/documents', 'seed-service', { ...once, fields }));
-    const listed = (await (await fetch(`${serviceUrl}/api/documents?limit=1&sort=-createdAt`, { headers: auth })).json()) as {
+    const listed = (await (
+      await fetch(`${serviceUrl}/api/documents?limit=1&sort=-createdAt`, { headers: auth })
+    ).json()) as {
       documents: { id: string }[];
     };
     const documentId = listed.documents[0].id;
@@ -167,15 +173,15 @@ async function main(): Promise<void> {
     ];
     const report: Record<string, unknown> = {};
     for (const scenario of scenarios) {
-      const service: TransferResult[] = [];
+      const ours: TransferResult[] = [];
       const plain: TransferResult[] = [];
       for (let round = 0; round < rounds; round++) {
-        service.push(await measure(scenario.service));
+        ours.push(await measure(scenario.service));
         plain.push(await measure(scenario.baseline));
       }
-      const serviceMib = median(service.map((r) => r.mibPerSecond));
+      const serviceMib = median(ours.map((r) => r.mibPerSecond));
       const baselineMib = median(plain.map((r) => r.mibPerSecond));
-      const errors = [...service, ...plain].filter((r) => r.ok !== r.requests).map((r) => r.statuses);
+      const errors = [...ours, ...plain].filter((r) => r.ok !== r.requests).map((r) => r.statuses);
       report[scenario.name] = { serviceMib, baselineMib, ratio: serviceMib / baselineMib, errors };
       console.log(
         `${scenario.name.padEnd(12)} ${fileBytes / MIB} MiB files, ${connections} connections: service ` +

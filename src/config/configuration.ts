@@ -112,7 +112,13 @@ export const storageConfig = configNamespace('storage', (env) => ({
   /** The S3 settings, checked together; undefined with the fs driver. */
   s3: env.STORAGE_DRIVER === 's3' ? objectStorageSettings(env) : undefined,
   /** Names this instance's temporary files, so that instances sharing a store leave each other's alone. */
-  instanceId: env.INSTANCE_ID ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'dms'}-${randomBytes(6).toString('hex')}`,
+  instanceId:
+    env.INSTANCE_ID ??
+    `${
+      hostname()
+        .replace(/[^A-Za-z0-9_-]/g, '')
+        .slice(0, 40) || 'dms'
+    }-${randomBytes(6).toString('hex')}`,
   /** Largest accepted upload; crossing it answers 413 at once and keeps nothing. */
   uploadMaxBytes: env.UPLOAD_MAX_BYTES,
   /** Days a deleted document stays in the trash before the purge removes it and its files. */

@@ -196,7 +196,9 @@ export class EnvironmentVariables {
   @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must look like https://s3.example.com' })
   S3_ENDPOINT?: string;
   @StringVariable()
-  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'S3_BUCKET must be a valid bucket name (3-63 of a-z 0-9 . -)' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message: 'S3_BUCKET must be a valid bucket name (3-63 of a-z 0-9 . -)',
+  })
   S3_BUCKET?: string;
   @StringVariable() S3_REGION = 'us-east-1';
   @StringVariable() S3_ACCESS_KEY_ID?: string;

@@ -288,7 +288,7 @@ describe.each(databasesUnderTest())('review workflow and trash on %s', (kind) =>
   });
 
   describe('purge', () => {
-    const store = () => (t.app.get(FileStore) as LocalFileStore);
+    const store = () => t.app.get<FileStore, LocalFileStore>(FileStore);
     /** A stored file (old enough for the purge's grace period unless `fresh`) and its hash. */
     const storeFile = (fresh = false): string => {
       const bytes = randomBytes(64);

@@ -27,8 +27,7 @@ describe.each(storageSetupsUnderTest())('stored files and their rows on $kind, $
   let typeId: string;
 
   /** Either driver's store, by the step both have: placing a written temporary file at its address. */
-  const store = () =>
-    t.app.get(FileStore) as FileStore & { place(temp: string, sha: string): Promise<void> };
+  const store = () => t.app.get<FileStore, FileStore & { place(temp: string, sha: string): Promise<void> }>(FileStore);
   const stored = (sha: string) => t.stored.has(sha);
   const fileOf = (bytes: Buffer): Part => ({ name: 'file', fileName: 'f.bin', bytes });
   const create = (bytes: Buffer) =>

@@ -15,65 +15,68 @@ import { sendMultipart } from '../support/uploads.js';
 const PURGE = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist/src/cli/trash-purge.cli.js');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe.each(storageSetupsUnderTest())('trash:purge collects stored files on $kind, $driver driver', ({ kind, driver }) => {
-  let t: TestApp;
-  let scratch: string;
-  let child: ChildProcess | undefined;
+describe.each(storageSetupsUnderTest())(
+  'trash:purge collects stored files on $kind, $driver driver',
+  ({ kind, driver }) => {
+    let t: TestApp;
+    let scratch: string;
+    let child: ChildProcess | undefined;
 
-  beforeAll(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'dms-storage-purge-'));
-    t = await createTestApp(kind, { STORAGE_DRIVER: driver });
-    await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
-  });
-
-  afterAll(async () => {
-    child?.kill('SIGKILL');
-    await t?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  });
-
-  function purge(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-    return new Promise((resolve, reject) => {
-      child = spawn(process.execPath, [PURGE], { cwd: scratch, env: { PATH: process.env.PATH ?? '', ...env } });
-      let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, output }));
-    });
-  }
-
-  it('removes the bytes of the purged document and of an orphan file, and keeps the rest', async () => {
-    const token = await t.login('admin');
-    const trashedBytes = randomBytes(64);
-    const created = await sendMultipart(`${t.url}/api/documents`, token, [
-      { name: 'projectId', value: t.seed.projects[0].id },
-      { name: 'documentTypeId', value: t.seed.documentTypes[0].id },
-      { name: 'file', fileName: 'gone.bin', bytes: trashedBytes },
-    ]);
-    expect(created.status).toBe(201);
-    const trashed = await fetch(`${t.url}/api/documents/${created.body.document.id}`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(trashed.status).toBe(204);
-    const orphanBytes = randomBytes(64);
-    await t.stored.write(sha256(orphanBytes), orphanBytes);
-
-    const result = await purge({
-      DATABASE_URL: t.database.url,
-      ...storageEnvOf(t.env),
-      TRASH_RETENTION_DAYS: '0',
+    beforeAll(async () => {
+      scratch = mkdtempSync(join(tmpdir(), 'dms-storage-purge-'));
+      t = await createTestApp(kind, { STORAGE_DRIVER: driver });
+      await t.app.get(TrashPurgeScheduler).onApplicationShutdown();
     });
 
-    expect(result.output).not.toMatch(/already registered/);
-    expect(result).toMatchObject({ code: 0 });
-    expect(result.output).toMatch(/Purged 1 document\(s\) from the trash and removed 2 stored file\(s\)\./);
-    expect(await t.stored.has(sha256(trashedBytes))).toBe(false);
-    expect(await t.stored.has(sha256(orphanBytes))).toBe(false);
-    const seeded = await fetch(`${t.url}/api/documents/${t.seed.documents[0].id}/content`, {
-      headers: { authorization: `Bearer ${token}` },
+    afterAll(async () => {
+      child?.kill('SIGKILL');
+      await t?.close();
+      rmSync(scratch, { recursive: true, force: true });
     });
-    expect(seeded.status).toBe(200);
-  });
-});
+
+    function purge(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+      return new Promise((resolve, reject) => {
+        child = spawn(process.execPath, [PURGE], { cwd: scratch, env: { PATH: process.env.PATH ?? '', ...env } });
+        let output = '';
+        child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, output }));
+      });
+    }
+
+    it('removes the bytes of the purged document and of an orphan file, and keeps the rest', async () => {
+      const token = await t.login('admin');
+      const trashedBytes = randomBytes(64);
+      const created = await sendMultipart(`${t.url}/api/documents`, token, [
+        { name: 'projectId', value: t.seed.projects[0].id },
+        { name: 'documentTypeId', value: t.seed.documentTypes[0].id },
+        { name: 'file', fileName: 'gone.bin', bytes: trashedBytes },
+      ]);
+      expect(created.status).toBe(201);
+      const trashed = await fetch(`${t.url}/api/documents/${created.body.document.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(trashed.status).toBe(204);
+      const orphanBytes = randomBytes(64);
+      await t.stored.write(sha256(orphanBytes), orphanBytes);
+
+      const result = await purge({
+        DATABASE_URL: t.database.url,
+        ...storageEnvOf(t.env),
+        TRASH_RETENTION_DAYS: '0',
+      });
+
+      expect(result.output).not.toMatch(/already registered/);
+      expect(result).toMatchObject({ code: 0 });
+      expect(result.output).toMatch(/Purged 1 document\(s\) from the trash and removed 2 stored file\(s\)\./);
+      expect(await t.stored.has(sha256(trashedBytes))).toBe(false);
+      expect(await t.stored.has(sha256(orphanBytes))).toBe(false);
+      const seeded = await fetch(`${t.url}/api/documents/${t.seed.documents[0].id}/content`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(seeded.status).toBe(200);
+    });
+  },
+);

@@ -55,7 +55,7 @@ describe.each(databasesUnderTest())('npm run trash:purge on %s', (kind) => {
     const projectId = t.seed.projects[0].id;
     const bytes = randomBytes(32);
     const sha = createHash('sha256').update(bytes).digest('hex');
-    const path = (t.app.get(FileStore) as LocalFileStore).pathOf(sha);
+    const path = t.app.get<FileStore, LocalFileStore>(FileStore).pathOf(sha);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, bytes);
     const old = new Date(Date.now() - 86_400_000);

@@ -190,7 +190,9 @@ function bucketBytes(env: Record<string, string>): StoredBytes {
 export function storageEnvOf(env: Record<string, string>): Record<string, string> {
   return {
     ...Object.fromEntries(
-      Object.entries(env).filter(([name]) => name === 'STORAGE_DIR' || name === 'STORAGE_DRIVER' || name.startsWith('S3_')),
+      Object.entries(env).filter(
+        ([name]) => name === 'STORAGE_DIR' || name === 'STORAGE_DRIVER' || name.startsWith('S3_'),
+      ),
     ),
     // The SDK warns on stderr, once per process, that its 2027 releases will need Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
