@@ -2,16 +2,16 @@
  * The file store in an S3-compatible bucket, STORAGE_DRIVER=s3; the protocol is FileStore's.
  *
  * Keys: `<sha256>` holds the bytes whose SHA-256 it is; `tmp/<instance id>/<random>.tmp` an
- * upload in flight. An upload streams into its temporary key (lib-storage: one PUT for a small
- * file, a multipart upload otherwise, a few parts in memory at a time) while it is hashed; once
- * the hash is known, commit() copies it to its content key, unless that key exists already, and
- * deletes the temporary key. A failed or cut upload aborts its multipart upload and deletes its
- * temporary key; what a crash leaves (a temporary key, an unfinished multipart upload) goes with
- * cleanTemporaryFiles(), by owner or age. S3 has no rename, hence the copy: a documented cost of
- * one server-side copy per new file.
+ * upload in flight. A file of at most one part (5 MiB) is hashed in memory and PUT once to its
+ * content key at commit(); a larger one streams into its temporary key as a multipart upload
+ * (lib-storage, two parts in memory at a time) while it is hashed, and commit() copies it to its
+ * content key, unless that key exists already, and deletes the temporary key. A failed or cut
+ * upload aborts its multipart upload and deletes its temporary key; what a crash leaves (a
+ * temporary key, an unfinished multipart upload) goes with cleanTemporaryFiles(), by owner or age.
+ * S3 has no rename, hence the copy: one server-side copy per new file larger than a part.
  */
 import { randomBytes } from 'node:crypto';
-import { PassThrough, type Readable, type Transform } from 'node:stream';
+import { PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
@@ -21,6 +21,7 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
@@ -81,7 +82,10 @@ export function objectStorageFault(error: unknown): unknown {
   const code = (error as { code?: string; name?: string } | null)?.code ?? (error as { name?: string })?.name;
   const unreachable = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'TimeoutError'];
   if ((status !== undefined && status >= 500) || (code !== undefined && unreachable.includes(code))) {
-    return new ApiError('service_unavailable', 'The file storage is not answering; nothing was changed. Try again later.');
+    return new ApiError(
+      'service_unavailable',
+      'The file storage is not answering; nothing was changed. Try again later.',
+    );
   }
   return error;
 }
@@ -245,27 +249,44 @@ export class S3FileStore extends FileStore implements OnApplicationShutdown {
     return getSignedUrl(this.client, command, { expiresIn: PRESIGNED_URL_SECONDS });
   }
 
-  /** Copies a written temporary object to the content key of `sha256`, unless that key exists, then deletes it. */
-  async place(tempKey: string, sha256: string): Promise<void> {
+  /**
+   * Places a written upload at the content key of `sha256`, unless that key exists: a small one by
+   * one PUT of its bytes, a large one by a copy of its temporary object, which is then deleted.
+   */
+  async place(written: WrittenUpload, sha256: string): Promise<void> {
     const key = this.keyOf(sha256);
     try {
+      // Two uploads of the same bytes may both write: identical bytes, which readers cannot tell apart.
       if ((await this.size(sha256)) === undefined) {
-        // Two uploads of the same bytes may both copy: each writes identical bytes, which readers cannot tell apart.
-        await this.client.send(
-          new CopyObjectCommand({ Bucket: this.bucket, Key: key, CopySource: `${this.bucket}/${tempKey}` }),
-        );
+        if (written.bytes) {
+          await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: written.bytes }));
+        } else {
+          const copySource = `${this.bucket}/${written.tempKey}`;
+          await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: key, CopySource: copySource }));
+        }
       }
     } catch (error) {
       throw objectStorageFault(error);
     }
-    await this.deleteKey(tempKey);
+    if (!written.bytes) await this.deleteKey(written.tempKey);
   }
 }
 
-/** An upload into a temporary key of an S3FileStore. */
+/** A received upload: its bytes in memory (a small file) or in its temporary object. */
+export interface WrittenUpload {
+  tempKey: string;
+  bytes?: Buffer;
+}
+
+/**
+ * An upload into an S3FileStore. A file of at most one part stays in memory until its hash is
+ * known and is then PUT once to its content key (no temporary object, no copy); a larger one is
+ * streamed to its temporary key as a multipart upload, then copied.
+ */
 class S3PendingWrite extends PendingWrite {
   private body: PassThrough | undefined;
   private receiving: Promise<unknown> | undefined;
+  private readonly written: WrittenUpload;
 
   constructor(
     private readonly store: S3FileStore,
@@ -273,32 +294,54 @@ class S3PendingWrite extends PendingWrite {
     maxBytes: number,
   ) {
     super(maxBytes);
+    this.written = { tempKey };
   }
 
   protected async receive(source: Readable | AsyncIterable<Uint8Array>, meter: Transform): Promise<void> {
     const body = new PassThrough({ highWaterMark: 1 << 20 });
     this.body = body;
+    const streamed = pipeline(source, meter, body);
+    const results = Promise.allSettled([streamed, this.receiveParts(body)]);
+    this.receiving = results;
+    const [piped, stored] = await results;
+    if (piped.status === 'rejected') throw objectStorageFault(piped.reason);
+    if (stored.status === 'rejected') throw objectStorageFault(stored.reason);
+  }
+
+  /** Reads the first part; a stream that ends within it is kept in memory, a longer one uploaded. */
+  private async receiveParts(body: PassThrough): Promise<void> {
+    const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const first: Buffer[] = [];
+    let length = 0;
+    while (length <= PART_BYTES) {
+      const next = await chunks.next();
+      if (next.done) {
+        this.written.bytes = Buffer.concat(first);
+        return;
+      }
+      first.push(next.value);
+      length += next.value.length;
+    }
+    async function* rest(): AsyncGenerator<Buffer> {
+      yield* first;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    }
     const upload = new Upload({
       client: this.store.client,
-      params: { Bucket: this.store.bucket, Key: this.tempKey, Body: body },
+      params: { Bucket: this.store.bucket, Key: this.tempKey, Body: Readable.from(rest()) },
       partSize: PART_BYTES,
       queueSize: PARTS_IN_FLIGHT,
     });
     // A failed upload must stop the stream feeding it; a failed stream fails the upload (its
     // iteration throws), which then aborts its multipart upload before done() settles.
-    const uploaded = upload.done().catch((error: unknown) => {
+    await upload.done().catch((error: unknown) => {
       body.destroy(error as Error);
       throw error;
     });
-    const results = Promise.allSettled([pipeline(source, meter, body), uploaded]);
-    this.receiving = results;
-    const [streamed, stored] = await results;
-    if (streamed.status === 'rejected') throw objectStorageFault(streamed.reason);
-    if (stored.status === 'rejected') throw objectStorageFault(stored.reason);
   }
 
   protected place(sha256: string): Promise<void> {
-    return this.store.place(this.tempKey, sha256);
+    return this.store.place(this.written, sha256);
   }
 
   protected async discard(): Promise<void> {
@@ -306,6 +349,7 @@ class S3PendingWrite extends PendingWrite {
     // lands after the temporary key is deleted.
     this.body?.destroy(new Error('The upload was aborted.'));
     await this.receiving;
+    this.written.bytes = undefined;
     await this.store.deleteKey(this.tempKey);
   }
 }
