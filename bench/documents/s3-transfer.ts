@@ -55,8 +55,17 @@ function measure(job: TransferJob): Promise<TransferResult> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+let swift: SwiftS3 | undefined;
+
+// Interrupted: the servers this run started go with it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    void (swift?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+  });
+}
+
 async function main(): Promise<void> {
-  let swift: SwiftS3 | undefined;
   const scratch = mkdtempSync(join(tmpdir(), 'dms-bench-s3-'));
   try {
     const s3 = process.env.BENCH_S3_ENDPOINT

@@ -216,8 +216,10 @@ async function waitUntilReady(swift: SwiftS3, children: ChildProcess[], output: 
   });
   let lastError: unknown;
   try {
-    // Polls readiness; a Swift that is not up within ~30 s is a failed start (its output is reported).
-    for (let attempt = 0; attempt < 300; attempt++) {
+    // Polls readiness; a Swift not up within two minutes (a loaded machine starts its four Python
+    // servers slowly) is a failed start, its output reported.
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
       const exited = children.find((child) => child.exitCode !== null || child.signalCode !== null);
       if (exited) throw new Error(`Swift for the tests: ${exited.spawnfile} exited.\n${output.join('')}`);
       try {
