@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { DataSource } from 'typeorm';
+import { FileStore } from './storage/file-store.js';
 import { AppModule } from './app.module.js';
 import { configureApp, createFastifyAdapter } from './app.setup.js';
 import { createNestLogger } from './common/http/logger.js';
@@ -39,7 +40,7 @@ async function bootstrap(): Promise<void> {
     logger.warn('JWT_SECRET is not set: using a random secret, so tokens end when the process restarts.', 'Config');
   }
   const seeded = config.seed.demo
-    ? await seedDemoDataIfEmpty(app.get(DataSource), config.seed, config.storage.dir)
+    ? await seedDemoDataIfEmpty(app.get(DataSource), config.seed, app.get(FileStore))
     : undefined;
 
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool, exit 0;

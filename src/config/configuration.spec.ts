@@ -132,6 +132,50 @@ describe('buildConfiguration', () => {
   });
 });
 
+describe('storage configuration', () => {
+  it('uses the file store by default, and an S3 bucket with STORAGE_DRIVER=s3', () => {
+    expect(buildConfiguration({}).storage).toMatchObject({ driver: 'fs', dir: 'data/files', s3: undefined });
+    const config = buildConfiguration({
+      STORAGE_DRIVER: 's3',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_BUCKET: 'dms-files',
+      S3_ACCESS_KEY_ID: 'key',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: 'true',
+      INSTANCE_ID: 'dms-1',
+    });
+    expect(config.storage).toMatchObject({
+      driver: 's3',
+      instanceId: 'dms-1',
+      s3: {
+        endpoint: 'http://127.0.0.1:9000',
+        bucket: 'dms-files',
+        region: 'us-east-1',
+        accessKeyId: 'key',
+        secretAccessKey: 'secret',
+        forcePathStyle: true,
+        presignedDownloads: false,
+      },
+    });
+  });
+
+  it('gives each process its own instance id when INSTANCE_ID is unset', () => {
+    const first = buildConfiguration({}).storage.instanceId;
+    expect(first).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(buildConfiguration({}).storage.instanceId).not.toBe(first);
+  });
+
+  it('refuses an S3 configuration that cannot work, naming every problem', () => {
+    expect(() => buildConfiguration({ STORAGE_DRIVER: 'disk' })).toThrow(/STORAGE_DRIVER must be fs or s3/);
+    expect(() => buildConfiguration({ S3_BUCKET: 'No_Such' })).toThrow(/S3_BUCKET must be a valid bucket name/);
+    expect(() => buildConfiguration({ INSTANCE_ID: 'a b' })).toThrow(/INSTANCE_ID/);
+    const refused = () =>
+      buildConfiguration({ STORAGE_DRIVER: 's3', S3_ACCESS_KEY_ID: 'key', UPLOAD_MAX_BYTES: String(6 * 1024 ** 3) });
+    expect(refused).toThrow(ConfigError);
+    expect(refused).toThrow(/S3_BUCKET is required.*S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY.*UPLOAD_MAX_BYTES/);
+  });
+});
+
 describe('loadConfiguration', () => {
   it("reads this process's environment once: every call and every namespace factory hands out the same objects", () => {
     const first = loadConfiguration();

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { registerAs, type ConfigType } from '@nestjs/config';
 import {
   processEnvironmentVariables,
@@ -6,6 +8,7 @@ import {
   type LogLevel,
 } from './environment.js';
 import { loadJwtKeys } from './jwt-keys.js';
+import { objectStorageSettings } from './object-storage.js';
 
 /** Development-only default for the demo users; never accepted in production. */
 export const DEVELOPMENT_SEED_PASSWORD = 'ChangeMe-Dev-Only-2026!';
@@ -102,8 +105,20 @@ export const seedConfig = configNamespace('seed', (env) => {
 });
 
 export const storageConfig = configNamespace('storage', (env) => ({
+  /** fs: files under STORAGE_DIR; s3: objects in S3_BUCKET. */
+  driver: env.STORAGE_DRIVER,
   /** Root of the content-addressed file store (files by SHA-256, temporary files under tmp/). */
   dir: env.STORAGE_DIR,
+  /** The S3 settings, checked together; undefined with the fs driver. */
+  s3: env.STORAGE_DRIVER === 's3' ? objectStorageSettings(env) : undefined,
+  /** Names this instance's temporary files, so that instances sharing a store leave each other's alone. */
+  instanceId:
+    env.INSTANCE_ID ??
+    `${
+      hostname()
+        .replace(/[^A-Za-z0-9_-]/g, '')
+        .slice(0, 40) || 'dms'
+    }-${randomBytes(6).toString('hex')}`,
   /** Largest accepted upload; crossing it answers 413 at once and keeps nothing. */
   uploadMaxBytes: env.UPLOAD_MAX_BYTES,
   /** Days a deleted document stays in the trash before the purge removes it and its files. */

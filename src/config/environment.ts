@@ -19,6 +19,8 @@ export type NodeEnv = (typeof NODE_ENVS)[number];
 
 export const REVIEW_POLICIES = ['all', 'any'] as const;
 export type ReviewPolicy = (typeof REVIEW_POLICIES)[number];
+export const STORAGE_DRIVERS = ['fs', 's3'] as const;
+export type StorageDriver = (typeof STORAGE_DRIVERS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -197,6 +199,28 @@ export class EnvironmentVariables {
   @StringVariable() STORAGE_DIR = 'data/files';
   @IntegerVariable(1, 1024 * 1024 * 1024 * 1024) UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
   @IntegerVariable(0, 3650) TRASH_RETENTION_DAYS = 30;
+  @Expose()
+  @Transform(({ value }) => (blank(value) ? undefined : value))
+  @IsIn(STORAGE_DRIVERS, { message: 'STORAGE_DRIVER must be fs or s3, got "$value"' })
+  STORAGE_DRIVER: StorageDriver = 'fs';
+  /** Names this instance's temporary files; unset: one made up per process (see docs/operations.md). */
+  @StringVariable()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'INSTANCE_ID must be 1-64 letters, digits, - or _' })
+  INSTANCE_ID?: string;
+  // S3-compatible object storage (STORAGE_DRIVER=s3); checked together by the storage configuration.
+  @StringVariable()
+  @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must look like https://s3.example.com' })
+  S3_ENDPOINT?: string;
+  @StringVariable()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message: 'S3_BUCKET must be a valid bucket name (3-63 of a-z 0-9 . -)',
+  })
+  S3_BUCKET?: string;
+  @StringVariable() S3_REGION = 'us-east-1';
+  @StringVariable() S3_ACCESS_KEY_ID?: string;
+  @StringVariable() S3_SECRET_ACCESS_KEY?: string;
+  @BooleanVariable() S3_FORCE_PATH_STYLE = false;
+  @BooleanVariable() S3_PRESIGNED_DOWNLOADS = false;
 
   // Notifications: e-mail delivery and live streams.
   @StringVariable()

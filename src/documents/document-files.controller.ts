@@ -14,6 +14,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
@@ -225,6 +226,13 @@ export class DocumentFilesController {
     headers: { 'Content-Range': { schema: { type: 'string' }, description: 'bytes <first>-<last>/<size>' } },
   })
   @ApiResponse({ status: 304, description: 'If-None-Match matched: the client has these bytes' })
+  @ApiResponse({
+    status: 302,
+    description:
+      'Only with S3_PRESIGNED_DOWNLOADS=true: the bytes are at Location, a presigned object-storage URL valid for ' +
+      'a minute, which answers with the same Content-Type and Content-Disposition and honours Range.',
+    headers: { Location: { schema: { type: 'string' }, description: 'Presigned URL of the bytes' } },
+  })
   @ApiErrors(400, BAD_ID, ['validation_failed', 'version must be an integer'])
   @ApiErrors(401, UNAUTHORIZED)
   @ApiErrors(
@@ -341,14 +349,13 @@ export class DocumentFilesController {
     };
   }
 
-  /** The download answer (sendStoredFile) of a readable version. */
+  /** The download answer (sendStoredFile) of a readable version; a GET may be redirected to S3. */
   private async sendContent(
     { version }: ContentVersion,
     request: FastifyRequest,
     reply: FastifyReply,
     withBody: boolean,
   ): Promise<void> {
-    const file = await this.files.openContent(version);
-    await sendStoredFile(file, version, request, reply, { withBody });
+    await sendStoredFile(this.files.contentSource(version), version, request, reply, { withBody });
   }
 }

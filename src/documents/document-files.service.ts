@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import { FileStore, type OpenedFile } from '../storage/file-store.js';
+import type { StoredFileSource } from '../storage/file-reply.js';
+import { FileStore, type ByteRange, type DownloadHeaders, type StoredFileStream } from '../storage/file-store.js';
 import type { MultipartUpload } from '../storage/multipart-upload.js';
 import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy, type DocumentAccess } from './document-access.policy.js';
@@ -243,18 +245,52 @@ export class DocumentFilesService {
   }
 
   /**
-   * The version's stored file, checked against its row before any header is sent: a file missing or
-   * of another size (truncated behind the service's back) is 500 file_unavailable, logged once per file.
+   * Checks, before any header is sent, that the version's stored file exists with the size its row
+   * records (HEAD, 304, 416 answers); otherwise 500 file_unavailable, logged once per file.
    */
-  async openContent(version: ContentVersion['version']): Promise<OpenedFile> {
-    const file = await this.store.openFile(version.sha256);
-    if (file?.size === version.fileSize) return file;
-    await file?.close();
+  async checkContent(version: ContentVersion['version']): Promise<void> {
+    const size = await this.store.size(version.sha256);
+    if (size !== version.fileSize) this.unavailable(version, size);
+  }
+
+  /** The version's stored bytes as a download reads them (src/storage/file-reply.ts). */
+  contentSource(version: ContentVersion['version'], { presigned = true } = {}): StoredFileSource {
+    return {
+      check: () => this.checkContent(version),
+      open: (range) => this.openContent(version, range),
+      presignedUrl: presigned ? (headers) => this.downloadUrl(version, headers) : undefined,
+    };
+  }
+
+  /**
+   * The version's bytes (or the inclusive `range` of them), checked against its row before any
+   * header is sent: a file missing or of another size (truncated behind the service's back) is 500
+   * file_unavailable, logged once per file.
+   */
+  async openContent(version: ContentVersion['version'], range?: ByteRange): Promise<Readable> {
+    let opened: StoredFileStream | undefined;
+    try {
+      opened = await this.store.open(version.sha256, range);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      return this.unavailable(version, await this.store.size(version.sha256));
+    }
+    if (opened?.size === version.fileSize) return opened.stream;
+    opened?.stream.destroy();
+    return this.unavailable(version, opened?.size);
+  }
+
+  /** A short-lived URL of the version's bytes in the object storage (S3_PRESIGNED_DOWNLOADS), or undefined. */
+  downloadUrl(version: ContentVersion['version'], headers: DownloadHeaders): Promise<string | undefined> {
+    return this.store.presignedDownload(version.sha256, headers);
+  }
+
+  private unavailable(version: ContentVersion['version'], storedSize: number | undefined): never {
     if (!this.unavailableFiles.has(version.sha256)) {
       this.unavailableFiles.add(version.sha256);
       this.logger.error(
         `The stored file ${version.sha256} of document ${version.documentId} version ${version.version} is ` +
-          (file ? `${file.size} bytes instead of ${version.fileSize}` : 'missing'),
+          (storedSize === undefined ? 'missing' : `${storedSize} bytes instead of ${version.fileSize}`),
       );
     }
     throw new ApiError(

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
 import { Clock } from '../common/time/clock.js';
+import { storageConfig } from '../config/configuration.js';
 import { JobLeasesRepository } from './job-leases.repository.js';
 
 export interface ClusterJob {
@@ -18,8 +18,8 @@ export interface ClusterJob {
  */
 @Injectable()
 export class ClusterJobs implements OnApplicationShutdown {
-  /** This process, in leases and in the names of the temporary things it owns. */
-  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  /** This process, in leases as in the names of its temporary files (INSTANCE_ID). */
+  readonly instanceId: string;
   private readonly logger = new Logger(ClusterJobs.name);
   private readonly jobs = new Map<string, ClusterJob>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -29,7 +29,10 @@ export class ClusterJobs implements OnApplicationShutdown {
   constructor(
     private readonly leases: JobLeasesRepository,
     private readonly clock: Clock,
-  ) {}
+    @Inject(storageConfig.KEY) storage: Pick<ConfigType<typeof storageConfig>, 'instanceId'>,
+  ) {
+    this.instanceId = storage.instanceId;
+  }
 
   schedule(job: ClusterJob): void {
     this.jobs.set(job.name, job);

@@ -74,7 +74,7 @@ export function demoPdf(text: string): Buffer {
   return Buffer.from(body, 'latin1');
 }
 
-/** Stores `bytes` in the file store under `storageDir`; answers its sha256, size and media type. */
+/** Stores `bytes` in the file store; answers its sha256, size and media type. */
 async function storeDemoFile(store: FileStore, bytes: Buffer) {
   const pending = await store.begin();
   try {
@@ -88,13 +88,13 @@ async function storeDemoFile(store: FileStore, bytes: Buffer) {
 
 /**
  * Fills an empty database with demo data (users, roles, projects, types, documents with their
- * files in the store under `storageDir`, and notifications). Refuses when any user exists, so it
+ * files in `store`, and notifications). Refuses when any user exists, so it
  * can never touch real data.
  */
 export async function seedDemoData(
   dataSource: DataSource,
   password: string | undefined,
-  storageDir: string,
+  store: FileStore,
 ): Promise<SeedSummary> {
   if (!password) {
     throw new SeedRefusedError('SEED_PASSWORD must be set to seed a production database.');
@@ -164,7 +164,6 @@ export async function seedDemoData(
   );
 
   const owners = [alice, alice, alice, bob, bob, bob, admin, admin];
-  const store = new FileStore(storageDir);
   const files: { sha256: string; size: number; mimeType: string }[] = [];
   for (const [index, owner] of owners.entries()) {
     files.push(await storeDemoFile(store, demoPdf(`Demo document ${index + 1}, uploaded by ${owner.username}`)));
@@ -296,10 +295,10 @@ export async function seedDemoData(
 export async function seedDemoDataIfEmpty(
   dataSource: DataSource,
   config: Pick<SeedConfig, 'password'>,
-  storageDir: string,
+  store: FileStore,
 ): Promise<SeedSummary | undefined> {
   if ((await dataSource.getRepository(User).count()) > 0) return undefined;
-  return seedDemoData(dataSource, config.password, storageDir);
+  return seedDemoData(dataSource, config.password, store);
 }
 
 export interface DemoLogin {

@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import { withCliContext } from '../cli/cli-support.js';
 import { ConfigError } from '../config/config-error.js';
 import { seedConfig, storageConfig } from '../config/configuration.js';
+import { createFileStore } from '../storage/storage.providers.js';
+import { S3FileStore } from '../storage/s3-file-store.js';
 import { demoLogins, demoPasswordNote, SeedRefusedError, seedDemoData } from './demo-seed.js';
 
 async function main(): Promise<void> {
@@ -11,7 +13,10 @@ async function main(): Promise<void> {
   await withCliContext(async (context) => {
     const seed = context.get<ReturnType<typeof seedConfig>>(seedConfig.KEY);
     const storage = context.get<ReturnType<typeof storageConfig>>(storageConfig.KEY);
-    const summary = await seedDemoData(context.get(DataSource), seed.password, storage.dir);
+    const store = createFileStore(storage);
+    const summary = await seedDemoData(context.get(DataSource), seed.password, store).finally(() => {
+      if (store instanceof S3FileStore) store.client.destroy();
+    });
     if (json) {
       console.log(JSON.stringify(summary));
       return;

@@ -116,8 +116,8 @@ export class PublicSharesController {
         .send(html);
       return;
     }
-    const file = await this.files.openContent(content.version);
-    await sendStoredFile(file, content.version, request, reply, {
+    // Never a redirect: the link's own headers (noindex, no-referrer) must reach the client.
+    await sendStoredFile(this.files.contentSource(content.version, { presigned: false }), content.version, request, reply, {
       withBody: request.method === 'GET',
       headers: { ...LINK_HEADERS, 'cache-control': 'private, no-store' },
     });

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/error-codes.js';
 import {
@@ -8,7 +9,7 @@ import {
   ifRangeAllowsRange,
   parseRange,
 } from './content-response.js';
-import type { OpenedFile } from './file-store.js';
+import type { ByteRange, DownloadHeaders } from './file-store.js';
 
 /** Headers that keep a downloaded file from running as this site (HTML, SVG) or being sniffed. */
 export const DOWNLOAD_SAFETY = {
@@ -24,31 +25,39 @@ export interface DownloadedFile {
   fileName: string;
 }
 
+/** The stored bytes of a download, each call checked against the row (500 file_unavailable). */
+export interface StoredFileSource {
+  /** That the bytes are there, for answers without a body (HEAD, 304, 416). */
+  check(): Promise<void>;
+  open(range?: ByteRange): Promise<Readable>;
+  /** A short-lived URL of the bytes to redirect a GET to (S3_PRESIGNED_DOWNLOADS), or undefined. */
+  presignedUrl?(headers: DownloadHeaders): Promise<string | undefined>;
+}
+
 /**
  * The one download answer (authenticated content route and share links): 304, 416, 206 or 200
- * with the safety, validator and range headers; a body only when `withBody`. `headers` adds to them.
+ * with the safety, validator and range headers, a body only when `withBody`; or a 302 to a
+ * presigned URL. The range is decided before storage is touched; `headers` adds to the answer's.
  */
 export async function sendStoredFile(
-  file: OpenedFile,
+  source: StoredFileSource,
   described: DownloadedFile,
   request: FastifyRequest,
   reply: FastifyReply,
   { withBody, headers = {} }: { withBody: boolean; headers?: Record<string, string> },
 ): Promise<void> {
-  reply.raw.once('close', () => {
-    file.close().catch(() => undefined);
-  });
   const etag = entityTag(described.sha256);
   const size = described.fileSize;
-  void reply.headers({
+  const common = {
     ...DOWNLOAD_SAFETY,
     etag,
     'accept-ranges': 'bytes',
     'cache-control': 'private, no-cache',
     ...headers,
-  });
+  };
   if (ifNoneMatchSatisfied(request.headers['if-none-match'], etag)) {
-    await reply.code(304).send();
+    await source.check();
+    await reply.headers(common).code(304).send();
     return;
   }
   const ifRange = request.headers['if-range'];
@@ -58,23 +67,27 @@ export async function sendStoredFile(
       ? parseRange(request.headers.range, size)
       : { kind: 'whole' as const };
   if (range.kind === 'unsatisfiable') {
-    throw new ApiError(
-      'range_not_satisfiable',
-      `The file has ${size} bytes; ask for a range that starts within them.`,
-      {
-        'content-range': contentRange(range, size)!,
-      },
-    );
+    await source.check();
+    throw new ApiError('range_not_satisfiable', `The file has ${size} bytes; ask for a range that starts within them.`, {
+      ...common,
+      'content-range': contentRange(range, size)!,
+    });
   }
-  void reply.type(described.mimeType).header('content-disposition', contentDisposition(described.fileName));
-  if (range.kind === 'partial') {
-    void reply.code(206).header('content-range', contentRange(range, size));
-  }
-  const length = range.kind === 'partial' ? range.end - range.start + 1 : size;
-  void reply.header('content-length', String(length));
-  if (!withBody) {
-    await reply.send();
+  const disposition = contentDisposition(described.fileName);
+  const url = withBody
+    ? await source.presignedUrl?.({ contentType: described.mimeType, contentDisposition: disposition })
+    : undefined;
+  if (url) {
+    await reply.headers({ 'cache-control': 'private, no-cache', ...headers }).redirect(url, 302);
     return;
   }
-  await reply.send(file.stream(range.kind === 'partial' ? range : undefined));
+  let body: Readable | undefined;
+  if (withBody) body = await source.open(range.kind === 'partial' ? range : undefined);
+  else await source.check();
+  reply.raw.once('close', () => body?.destroy());
+  void reply.headers(common).type(described.mimeType).header('content-disposition', disposition);
+  if (range.kind === 'partial') void reply.code(206).header('content-range', contentRange(range, size));
+  const length = range.kind === 'partial' ? range.end - range.start + 1 : size;
+  void reply.header('content-length', String(length));
+  await reply.send(body);
 }

@@ -16,7 +16,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
 import { rejectBeforeBody } from '../common/http/request-guards.js';
-import { FILE_STORE_ROOT, FileStore } from './file-store.js';
+import { FileStore } from './file-store.js';
+import { LocalFileStore } from './local-file-store.js';
 import {
   isMultipartUploadRoute,
   MULTIPART_PLUGIN_OPTIONS,
@@ -54,9 +55,12 @@ describe('upload building blocks in a Nest 12 Fastify application', () => {
     root = await mkdtemp(join(tmpdir(), 'multipart-nest-'));
     // What a crashed process would leave behind.
     await mkdir(join(root, 'tmp'));
-    await writeFile(join(root, 'tmp', `${'0'.repeat(32)}.tmp`), 'half an upload');
+    await writeFile(join(root, 'tmp', `nest-test.${'0'.repeat(32)}.tmp`), 'half an upload');
 
-    @Module({ controllers: [UploadController], providers: [{ provide: FILE_STORE_ROOT, useValue: root }, FileStore] })
+    @Module({
+      controllers: [UploadController],
+      providers: [{ provide: FileStore, useFactory: () => new LocalFileStore(root, 'nest-test') }],
+    })
     class UploadModule {}
 
     const moduleRef = await Test.createTestingModule({ imports: [UploadModule] }).compile();

@@ -16,7 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mapError } from '../common/errors/error-mapping.js';
 import { rejectBeforeBody } from '../common/http/request-guards.js';
-import { FileStore } from './file-store.js';
+import { LocalFileStore } from './local-file-store.js';
 import {
   cleanFileName,
   isMultipartUploadRoute,
@@ -94,7 +94,7 @@ function responseOf(socket: Socket): Promise<RawResponse> {
 
 describe('readMultipartUpload on a real Fastify server', () => {
   let root: string;
-  let store: FileStore;
+  let store: LocalFileStore;
   let app: FastifyInstance;
   let base: string;
   let port: number;
@@ -103,7 +103,7 @@ describe('readMultipartUpload on a real Fastify server', () => {
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'multipart-upload-'));
-    store = new FileStore(root);
+    store = new LocalFileStore(root, 'unit-test');
     await store.onModuleInit();
 
     app = Fastify({ logger: false });

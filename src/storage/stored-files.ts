@@ -104,8 +104,12 @@ export class StoredFiles {
     return removed;
   }
 
-  /** Every stored file that nothing names is removed, and stale pending rows with them. */
+  /**
+   * Every stored file that nothing names is removed, and stale pending rows with them, and the
+   * temporary files of any instance left untouched too long (FileStore.cleanTemporaryFiles).
+   */
   async sweep(): Promise<number> {
+    await this.store.cleanTemporaryFiles();
     const staleBefore = this.staleBefore();
     await this.transactions.run((tx) => this.pending.deleteStale(tx, staleBefore));
     let removed = 0;
@@ -130,18 +134,22 @@ export class StoredFiles {
   async verify(): Promise<FileProblem[]> {
     const problems: FileProblem[] = [];
     for (const { sha256, size } of await this.references.referencedFiles()) {
-      const file = await this.store.openFile(sha256);
+      const storedSize = await this.store.size(sha256);
+      if (storedSize === undefined) {
+        problems.push({ sha256, problem: 'missing' });
+        continue;
+      }
+      if (storedSize !== size) {
+        problems.push({ sha256, problem: `${storedSize} bytes, ${size} recorded` });
+        continue;
+      }
+      const file = await this.store.open(sha256);
       if (!file) {
         problems.push({ sha256, problem: 'missing' });
         continue;
       }
-      if (file.size !== size) {
-        await file.close();
-        problems.push({ sha256, problem: `${file.size} bytes, ${size} recorded` });
-        continue;
-      }
       const hash = createHash('sha256');
-      for await (const chunk of file.stream()) hash.update(chunk as Buffer);
+      for await (const chunk of file.stream) hash.update(chunk as Buffer);
       const actual = hash.digest('hex');
       if (actual !== sha256) problems.push({ sha256, problem: `content has SHA-256 ${actual}` });
     }

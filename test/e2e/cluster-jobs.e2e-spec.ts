@@ -21,7 +21,7 @@ describe.each(databasesUnderTest())('cluster jobs on %s', (kind) => {
   /** An instance: its own id, the same job; one Transactions per connection pool, as in the app. */
   function instance(dataSource: DataSource, name: string): ClusterJobs {
     if (!transactions.has(dataSource)) transactions.set(dataSource, new Transactions(dataSource));
-    const jobs = new ClusterJobs(new JobLeasesRepository(transactions.get(dataSource)!), clock);
+    const jobs = new ClusterJobs(new JobLeasesRepository(transactions.get(dataSource)!), clock, { instanceId: name });
     jobs.schedule({
       name: 'nightly',
       everyMs: PERIOD_MS,

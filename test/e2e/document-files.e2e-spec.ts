@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentHistory } from '../../src/documents/entities/document-history.entity.js';
 import { DocumentVersion } from '../../src/documents/entities/document-version.entity.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
-import { FileStore } from '../../src/storage/file-store.js';
 import { OutboxEvent } from '../../src/events/entities/outbox-event.entity.js';
-import { databasesUnderTest } from '../support/databases.js';
+import { storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { addPlainUser, addProject, sendMultipart, storeContents, type Part } from '../support/uploads.js';
 
@@ -22,7 +20,7 @@ function expectError(response: { status: number; body: Record<string, unknown> }
   expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
 }
 
-describe.each(databasesUnderTest())('documents with files on %s', (kind) => {
+describe.each(storageSetupsUnderTest())('documents with files on $kind, $driver driver', ({ kind, driver }) => {
   let t: TestApp;
   let tokens: Record<string, string>;
   let projectId: string;
@@ -48,7 +46,7 @@ describe.each(databasesUnderTest())('documents with files on %s', (kind) => {
     sendMultipart(url(`/api/documents/${id}/versions`), token, parts, headers);
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { STORAGE_DRIVER: driver });
     tokens = {};
     for (const name of ['admin', 'alice', 'bob', 'erin']) tokens[name] = await t.login(name);
     projectId = t.seed.projects[0].id;
@@ -112,8 +110,7 @@ describe.each(databasesUnderTest())('documents with files on %s', (kind) => {
         }),
       ]);
       // The bytes are in the store at their content address.
-      const store = new FileStore(t.config.storage.dir);
-      expect(await readFile(store.pathOf(sha256(bytes)))).toEqual(bytes);
+      expect(await t.stored.read(sha256(bytes))).toEqual(bytes);
     });
 
     it('detects the media type from the bytes and does not trust a contradicting declared type', async () => {

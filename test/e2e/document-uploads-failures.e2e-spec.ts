@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DocumentVersion } from '../../src/documents/entities/document-version.entity.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
-import { databasesUnderTest } from '../support/databases.js';
+import { FileStore } from '../../src/storage/file-store.js';
+import { storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { multipartBody, sendMultipart, storeContents, type Part } from '../support/uploads.js';
 
@@ -21,7 +22,7 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
   throw new Error(`never happened: ${what}`);
 }
 
-describe.each(databasesUnderTest())('upload failures on %s', (kind) => {
+describe.each(storageSetupsUnderTest())('upload failures on $kind, $driver driver', ({ kind, driver }) => {
   let t: TestApp;
   let alice: string;
   let projectId: string;
@@ -51,7 +52,7 @@ describe.each(databasesUnderTest())('upload failures on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp(kind, { UPLOAD_MAX_BYTES: String(MAX_BYTES) });
+    t = await createTestApp(kind, { UPLOAD_MAX_BYTES: String(MAX_BYTES), STORAGE_DRIVER: driver });
     alice = await t.login('alice');
     projectId = t.seed.projects[0].id;
     typeId = t.seed.documentTypes[0].id;
@@ -229,6 +230,7 @@ describe.each(databasesUnderTest())('upload failures on %s', (kind) => {
 
   it('keeps nothing when the client disconnects in the middle of the file', async () => {
     const before = await counts();
+    const begin = vi.spyOn(t.app.get(FileStore), 'begin');
     const { body, contentType } = multipartBody([...basics(), file('cut.bin', Buffer.alloc(MAX_BYTES, 3))]);
     const { port } = new URL(t.url);
     const socket = connect(Number(port), '127.0.0.1');
@@ -240,7 +242,8 @@ describe.each(databasesUnderTest())('upload failures on %s', (kind) => {
     );
     // Everything but the last 2 KiB: the file part has begun, so a temporary file exists.
     socket.write(body.subarray(0, body.length - 2048));
-    await eventually(async () => (await storeContents(t)).temporary.length === 1, 'the upload reached tmp/');
+    await eventually(() => Promise.resolve(begin.mock.calls.length === 1), 'the upload reached the store');
+    begin.mockRestore();
     socket.destroy();
     await eventually(async () => (await storeContents(t)).temporary.length === 0, 'tmp/ emptied');
     await expectNothingKept(before);
@@ -320,14 +323,14 @@ describe.each(databasesUnderTest())('upload failures on %s', (kind) => {
   });
 });
 
-describe.each(databasesUnderTest())('upload deadlines on %s', (kind) => {
+describe.each(storageSetupsUnderTest())('upload deadlines on $kind, $driver driver', ({ kind, driver }) => {
   /** Short, so that a stalled client is cut off quickly; a trickling upload outlasts it many times. */
   const TIMEOUT_MS = 1000;
   let t: TestApp;
   let alice: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind, { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) });
+    t = await createTestApp(kind, { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), STORAGE_DRIVER: driver });
     alice = await t.login('alice');
   });
 

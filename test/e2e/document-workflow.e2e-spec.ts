@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentTrashService } from '../../src/documents/document-trash.service.js';
 import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
 import { FileStore } from '../../src/storage/file-store.js';
+import type { LocalFileStore } from '../../src/storage/local-file-store.js';
 import { StoredFiles } from '../../src/storage/stored-files.js';
 import { addDocument, addUser, type DocumentFixture } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -287,7 +288,7 @@ describe.each(databasesUnderTest())('review workflow and trash on %s', (kind) =>
   });
 
   describe('purge', () => {
-    const store = () => t.app.get(FileStore);
+    const store = () => t.app.get<FileStore, LocalFileStore>(FileStore);
     /** A stored file (old enough for the purge's grace period unless `fresh`) and its hash. */
     const storeFile = (fresh = false): string => {
       const bytes = randomBytes(64);

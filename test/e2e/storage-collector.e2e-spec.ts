@@ -1,15 +1,13 @@
 // Stored files against the database (issue 30 #1, #6): an upload's failure never removes bytes a
 // committed row or an upload in flight names, and unnamed bytes are collected at once.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DocumentFilesService } from '../../src/documents/document-files.service.js';
 import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
 import { PendingFile } from '../../src/storage/entities/pending-file.entity.js';
 import { FileStore } from '../../src/storage/file-store.js';
 import { StoredFiles } from '../../src/storage/stored-files.js';
-import { databasesUnderTest } from '../support/databases.js';
+import { storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart, type Part } from '../support/uploads.js';
 
@@ -22,14 +20,15 @@ function signal(): { promise: Promise<void>; fire: () => void } {
   return { promise, fire };
 }
 
-describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) => {
+describe.each(storageSetupsUnderTest())('stored files and their rows on $kind, $driver driver', ({ kind, driver }) => {
   let t: TestApp;
   let token: string;
   let projectId: string;
   let typeId: string;
 
-  const store = () => t.app.get(FileStore);
-  const stored = (sha: string) => existsSync(store().pathOf(sha));
+  /** Either driver's store, by the step both have: placing a written temporary file at its address. */
+  const store = () => t.app.get<FileStore, FileStore & { place(temp: string, sha: string): Promise<void> }>(FileStore);
+  const stored = (sha: string) => t.stored.has(sha);
   const fileOf = (bytes: Buffer): Part => ({ name: 'file', fileName: 'f.bin', bytes });
   const create = (bytes: Buffer) =>
     sendMultipart(`${t.url}/api/documents`, token, [
@@ -47,11 +46,10 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
     return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
   };
   /** A stored file with no row and no pending row (what a kill -9 after the rename leaves). */
-  const orphan = (): string => {
+  const orphan = async (): Promise<string> => {
     const bytes = randomBytes(48);
     const sha = sha256(bytes);
-    mkdirSync(dirname(store().pathOf(sha)), { recursive: true });
-    writeFileSync(store().pathOf(sha), bytes);
+    await t.stored.write(sha, bytes);
     return sha;
   };
   const pendingRow = (sha: string, createdAt = new Date()) =>
@@ -59,7 +57,7 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
   const pendingCount = async () => t.dataSource.getRepository(PendingFile).count();
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { STORAGE_DRIVER: driver });
     // The suite runs the collector itself.
     t.app.get(TrashPurgeScheduler).onApplicationShutdown();
     token = await t.login('admin');
@@ -103,7 +101,7 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
       await createPlaced.promise;
       const failed = await failingVersion(target.body.document.id, bytes);
       expect(failed.status).toBe(412);
-      expect(stored(sha256(bytes))).toBe(true);
+      expect(await stored(sha256(bytes))).toBe(true);
       releaseCreate.fire();
 
       const document = (await created).body.document;
@@ -185,7 +183,7 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
 
       expect((await failingVersion(target.body.document.id, bytes)).status).toBe(412);
 
-      expect(stored(sha256(bytes))).toBe(false);
+      expect(await stored(sha256(bytes))).toBe(false);
       expect(await pendingCount()).toBe(0);
     });
   });
@@ -204,20 +202,20 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
         });
 
       expect((await purge(a)).status).toBe(204);
-      expect(stored(sha256(only))).toBe(false);
+      expect(await stored(sha256(only))).toBe(false);
 
       expect((await purge(b)).status).toBe(204);
-      expect(stored(sha256(shared))).toBe(true);
+      expect(await stored(sha256(shared))).toBe(true);
       expect(await download(c)).toEqual({ status: 200, bytes: shared });
       expect((await purge(c)).status).toBe(204);
-      expect(stored(sha256(shared))).toBe(false);
+      expect(await stored(sha256(shared))).toBe(false);
     });
 
     it('the sweep removes an orphan file and a stale reservation, and keeps a pending one and a referenced one', async () => {
-      const lost = orphan();
-      const inFlight = orphan();
+      const lost = await orphan();
+      const inFlight = await orphan();
       await pendingRow(inFlight);
-      const died = orphan();
+      const died = await orphan();
       await pendingRow(died, new Date(Date.now() - 7 * 86_400_000));
       const bytes = randomBytes(64);
       const kept = (await create(bytes)).body.document.id as string;
@@ -225,9 +223,9 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
       const removed = await t.app.get(StoredFiles).sweep();
 
       expect(removed).toBeGreaterThanOrEqual(2);
-      expect(stored(lost)).toBe(false);
-      expect(stored(died)).toBe(false);
-      expect(stored(inFlight)).toBe(true);
+      expect(await stored(lost)).toBe(false);
+      expect(await stored(died)).toBe(false);
+      expect(await stored(inFlight)).toBe(true);
       expect(await download(kept)).toEqual({ status: 200, bytes });
       expect((await download(t.seed.documents[0].id)).status).toBe(200); // the seed's files are named
     });
@@ -244,7 +242,7 @@ describe.each(databasesUnderTest())('stored files and their rows on %s', (kind) 
       const response = await create(bytes);
 
       expect(response.status).toBe(503);
-      expect(stored(sha256(bytes))).toBe(false);
+      expect(await stored(sha256(bytes))).toBe(false);
     });
   });
 });

@@ -1,21 +1,19 @@
 // Storage faults behind the service's back (issue 30 #15): a stored file that went missing or was
 // truncated answers file_unavailable on GET and HEAD alike, before any header of the file is sent.
 import { createHash, randomBytes } from 'node:crypto';
-import { truncateSync, unlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore } from '../../src/storage/file-store.js';
-import { databasesUnderTest } from '../support/databases.js';
+import { storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart } from '../support/uploads.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe.each(databasesUnderTest())('stored file faults on %s', (kind) => {
+describe.each(storageSetupsUnderTest())('stored file faults on $kind, $driver driver', ({ kind, driver }) => {
   let t: TestApp;
   let token: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { STORAGE_DRIVER: driver });
     token = await t.login('admin');
   });
 
@@ -49,7 +47,7 @@ describe.each(databasesUnderTest())('stored file faults on %s', (kind) => {
   it('answers 500 file_unavailable on GET and HEAD when the file is missing', async () => {
     const bytes = randomBytes(256);
     const id = await documentWith(bytes);
-    unlinkSync(t.app.get(FileStore).pathOf(sha256(bytes)));
+    await t.stored.remove(sha256(bytes));
 
     const got = await content(id, 'GET');
     expect(got).toMatchObject({ status: 500, disposition: null, body: { error: 'file_unavailable' } });
@@ -59,7 +57,7 @@ describe.each(databasesUnderTest())('stored file faults on %s', (kind) => {
   it('answers 500 file_unavailable instead of a cut download when the file is truncated', async () => {
     const bytes = randomBytes(4096);
     const id = await documentWith(bytes);
-    truncateSync(t.app.get(FileStore).pathOf(sha256(bytes)), 100);
+    await t.stored.truncate(sha256(bytes), 100);
 
     expect(await content(id, 'GET')).toMatchObject({ status: 500, body: { error: 'file_unavailable' } });
     expect((await content(id, 'HEAD')).status).toBe(500);

@@ -1,26 +1,25 @@
 // npm run storage:verify, run as a real process on dist/ (built by the e2e global setup).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore } from '../../src/storage/file-store.js';
-import { databasesUnderTest } from '../support/databases.js';
+import { storageEnvOf, storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart } from '../support/uploads.js';
 
 const VERIFY = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist/src/cli/storage-verify.cli.js');
 
-describe.each(databasesUnderTest())('npm run storage:verify on %s', (kind) => {
+describe.each(storageSetupsUnderTest())('npm run storage:verify on $kind, $driver driver', ({ kind, driver }) => {
   let t: TestApp;
   let scratch: string;
   let child: ChildProcess | undefined;
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'dms-storage-verify-'));
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { STORAGE_DRIVER: driver });
   });
 
   afterAll(async () => {
@@ -33,7 +32,7 @@ describe.each(databasesUnderTest())('npm run storage:verify on %s', (kind) => {
     return new Promise((resolve, reject) => {
       child = spawn(process.execPath, [VERIFY], {
         cwd: scratch,
-        env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url, STORAGE_DIR: t.config.storage.dir },
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url, ...storageEnvOf(t.env) },
       });
       let stdout = '';
       let stderr = '';
@@ -56,7 +55,7 @@ describe.each(databasesUnderTest())('npm run storage:verify on %s', (kind) => {
     ]);
     expect(created.status).toBe(201);
     const sha = createHash('sha256').update(bytes).digest('hex');
-    writeFileSync(t.app.get(FileStore).pathOf(sha), randomBytes(128)); // same size, other bytes
+    await t.stored.write(sha, randomBytes(128)); // same size, other bytes
 
     const result = await verify();
 

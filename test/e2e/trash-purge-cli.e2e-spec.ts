@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrashPurgeScheduler } from '../../src/documents/trash-purge.scheduler.js';
 import { FileStore } from '../../src/storage/file-store.js';
+import type { LocalFileStore } from '../../src/storage/local-file-store.js';
 import { addDocument } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -54,7 +55,7 @@ describe.each(databasesUnderTest())('npm run trash:purge on %s', (kind) => {
     const projectId = t.seed.projects[0].id;
     const bytes = randomBytes(32);
     const sha = createHash('sha256').update(bytes).digest('hex');
-    const path = t.app.get(FileStore).pathOf(sha);
+    const path = t.app.get<FileStore, LocalFileStore>(FileStore).pathOf(sha);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, bytes);
     const old = new Date(Date.now() - 86_400_000);

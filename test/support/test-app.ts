@@ -13,6 +13,8 @@ import { createNestLogger } from '../../src/common/http/logger.js';
 import { Clock } from '../../src/common/time/clock.js';
 import { buildConfiguration, CONFIG_NAMESPACES, type Configuration } from '../../src/config/configuration.js';
 import { seedDemoData, type SeedSummary } from '../../src/seed/demo-seed.js';
+import { FileStore } from '../../src/storage/file-store.js';
+import { createTestBucket, storedBytes, type StoredBytes } from './object-storage.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { checkResponsesAgainstOpenApi, OpenApiResponseValidator } from './openapi-response-validator.js';
 
@@ -28,6 +30,8 @@ export interface TestApp {
   dataSource: DataSource;
   database: TestDatabase;
   seed: SeedSummary;
+  /** The stored bytes, read and damaged behind the app's back (either driver). */
+  stored: StoredBytes;
   user(username: string): SeedSummary['users'][number];
   /** Logs in over HTTP and returns the bearer token. */
   login(username: string, password?: string): Promise<string>;
@@ -70,7 +74,11 @@ async function startApp(
   return { app, url: `http://127.0.0.1:${address.port}`, config };
 }
 
-/** A real app on a fresh database of the given kind, migrated and seeded with demo data. */
+/**
+ * A real app on a fresh database of the given kind, migrated and seeded with demo data. With
+ * `STORAGE_DRIVER: 's3'` in `extraEnv` (and no S3_BUCKET) its files go to a new bucket of the test
+ * run's S3 engine, dropped with it.
+ */
 export async function createTestApp(
   kind: DatabaseKind,
   extraEnv: Record<string, string> = {},
@@ -78,8 +86,9 @@ export async function createTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = existingDatabase ?? (await createTestDatabase(kind));
-  // Each app has its own file store, removed with it.
+  // Each app has its own file store (a directory, or a bucket), removed with it.
   const storageDir = mkdtempSync(join(tmpdir(), 'dms-files-'));
+  const bucket = extraEnv.STORAGE_DRIVER === 's3' && !extraEnv.S3_BUCKET ? await createTestBucket() : undefined;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     STORAGE_DIR: storageDir,
@@ -90,12 +99,14 @@ export async function createTestApp(
     // Suites log in many times from 127.0.0.1; the throttling suite sets its own limits.
     LOGIN_RATE_LIMIT_PER_IP: '100000',
     LOGIN_RATE_LIMIT_PER_USERNAME: '100000',
+    ...bucket?.env,
     ...extraEnv,
   };
   let started = await startApp(env, options);
   // SEED_PASSWORD (e.g. the development default the Swagger examples use) replaces the test password.
   const seedPassword = extraEnv.SEED_PASSWORD ?? TEST_PASSWORD;
-  const seed = await seedDemoData(started.app.get(DataSource), seedPassword, started.config.storage.dir);
+  const seed = await seedDemoData(started.app.get(DataSource), seedPassword, started.app.get(FileStore));
+  const stored = storedBytes(started.config.storage, env);
 
   const testApp: TestApp = {
     kind,
@@ -114,6 +125,7 @@ export async function createTestApp(
     env,
     database,
     seed,
+    stored,
     user(username) {
       const user = seed.users.find((candidate) => candidate.username === username);
       if (!user) throw new Error(`No seeded user ${username}`);
@@ -139,6 +151,8 @@ export async function createTestApp(
       await started.app.close();
       await database.drop();
       rmSync(storageDir, { recursive: true, force: true });
+      stored.close();
+      await bucket?.drop();
     },
   };
   return testApp;

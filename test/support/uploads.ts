@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { identityKey } from '../../src/common/text/identity-key.js';
 import { ProjectMember } from '../../src/projects/entities/project-member.entity.js';
 import { Project } from '../../src/projects/entities/project.entity.js';
@@ -47,25 +45,9 @@ export async function sendMultipart(
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
 }
 
-/** The files in the store (by sha256) and the names in its tmp/ directory. */
+/** The files in the store (by sha256) and its temporary files (either driver). */
 export async function storeContents(t: TestApp): Promise<{ files: string[]; temporary: string[] }> {
-  const root = t.config.storage.dir;
-  const files: string[] = [];
-  const walk = async (directory: string, depth: number): Promise<void> => {
-    for (const entry of await readdir(directory, { withFileTypes: true })) {
-      if (depth === 0 && entry.name === 'tmp') continue;
-      if (entry.isDirectory()) await walk(join(directory, entry.name), depth + 1);
-      else files.push(entry.name);
-    }
-  };
-  await walk(root, 0);
-  let temporary: string[] = [];
-  try {
-    temporary = await readdir(join(root, 'tmp'));
-  } catch {
-    temporary = [];
-  }
-  return { files: files.sort(), temporary };
+  return { files: await t.stored.files(), temporary: await t.stored.temporary() };
 }
 
 /**

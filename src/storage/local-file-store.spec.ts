@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FileStore, FileTooLargeError, HEAD_SAMPLE_BYTES, isSha256 } from './file-store.js';
+import { FileTooLargeError, HEAD_SAMPLE_BYTES, isSha256, TEMPORARY_FILE_MAX_AGE_MS } from './file-store.js';
+import { LocalFileStore } from './local-file-store.js';
 
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
@@ -18,13 +19,13 @@ async function filesUnder(dir: string): Promise<string[]> {
     .sort();
 }
 
-describe('FileStore', () => {
+describe('LocalFileStore', () => {
   let root: string;
-  let store: FileStore;
+  let store: LocalFileStore;
 
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'file-store-'));
-    store = new FileStore(root);
+    store = new LocalFileStore(root, 'instance-a');
   });
 
   afterEach(async () => {
@@ -174,22 +175,40 @@ describe('FileStore', () => {
     await small.abort();
   });
 
-  it('cleanTemporaryFiles() removes what a crashed process left in tmp/ and only that', async () => {
+  it('cleanTemporaryFiles() at start-up removes what this instance left in tmp/, and only that', async () => {
     const stored = await storeBytes('committed');
     const leftover = await store.begin();
     await leftover.write(Readable.from([Buffer.from('half an upload')]));
     await store.begin(); // opened, never written
     await writeFile(join(store.tempDir, 'README'), 'not made by the store');
+    const other = new LocalFileStore(root, 'instance-b');
+    const inFlight = await other.begin(); // another instance's upload in flight
 
-    const fresh = new FileStore(root); // the next process
-    await expect(fresh.cleanTemporaryFiles()).resolves.toBe(2);
+    const restarted = new LocalFileStore(root, 'instance-a'); // the same instance, started again
+    await expect(restarted.cleanTemporaryFiles({ startingUp: true })).resolves.toBe(2);
 
-    expect(await readdir(store.tempDir)).toEqual(['README']);
+    expect(new Set(await readdir(store.tempDir))).toEqual(new Set(['README', inFlight.tempPath.split('/').pop()]));
     expect(await readFile(store.pathOf(stored.sha256), 'utf8')).toBe('committed');
+    await inFlight.abort();
+  });
+
+  it("cleanTemporaryFiles() removes any instance's temporary file untouched for the age bound", async () => {
+    const other = new LocalFileStore(root, 'instance-b');
+    const old = await other.begin();
+    const fresh = await other.begin();
+    const past = new Date(Date.now() - TEMPORARY_FILE_MAX_AGE_MS - 60_000);
+    await utimes(old.tempPath, past, past);
+    await writeFile(join(store.tempDir, `${'a'.repeat(32)}.tmp`), "an earlier version's temporary file");
+    await utimes(join(store.tempDir, `${'a'.repeat(32)}.tmp`), past, past);
+
+    await expect(store.cleanTemporaryFiles()).resolves.toBe(2);
+
+    expect(await readdir(store.tempDir)).toEqual([fresh.tempPath.split('/').pop()]);
+    await fresh.abort();
   });
 
   it('onModuleInit() creates the store and cleans tmp/', async () => {
-    const nested = new FileStore(join(root, 'data', 'files'));
+    const nested = new LocalFileStore(join(root, 'data', 'files'), 'instance-a');
     await nested.onModuleInit();
     expect(await readdir(nested.tempDir)).toEqual([]);
   });
@@ -216,7 +235,7 @@ describe('FileStore', () => {
     async (code) => {
       const pending = await store.begin();
       // The file system's answer to a full disk, at the boundary: the temporary file's write stream.
-      vi.spyOn(pending['handle'], 'createWriteStream').mockReturnValue(
+      vi.spyOn((pending as unknown as { handle: FileHandle }).handle, 'createWriteStream').mockReturnValue(
         new Writable({
           write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('no space left'), { code })),
         }) as never,
@@ -242,11 +261,11 @@ describe('FileStore', () => {
     const stored = await storeBytes('0123456789');
     await writeFile(store.pathOf(stored.sha256), '01234');
 
-    const file = await store.openFile(stored.sha256);
+    await expect(store.size(stored.sha256)).resolves.toBe(5);
+    const file = await store.open(stored.sha256, { start: 1, end: 2 });
     expect(file?.size).toBe(5);
-    expect(await text(file!.stream({ start: 1, end: 2 }))).toBe('12');
-    await file!.close();
-    await expect(store.openFile(sha256Of('never stored'))).resolves.toBeUndefined();
+    expect(await text(file!.stream)).toBe('12');
+    await expect(store.open(stored.sha256, { start: 1, end: 7 })).rejects.toBeInstanceOf(RangeError);
   });
 
   it('removes a stored file', async () => {
