@@ -3,6 +3,8 @@ import { ConfigModule } from '@nestjs/config';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CommentsModule } from './comments/comments.module.js';
+import { ClockModule } from './common/time/clock.js';
+import { ContentModule } from './content/content.module.js';
 import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
@@ -10,6 +12,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { DocumentTypesModule } from './document-types/document-types.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
+import { JobsModule } from './jobs/jobs.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
@@ -28,6 +31,8 @@ import { UsersModule } from './users/users.module.js';
       load: [...CONFIG_NAMESPACES],
     }),
     DatabaseModule.forRoot(SCHEMA),
+    ClockModule,
+    JobsModule,
     UsersModule,
     AuthModule,
     RolesModule,
@@ -36,6 +41,7 @@ import { UsersModule } from './users/users.module.js';
     ProjectsModule,
     DocumentsModule,
     CommentsModule,
+    ContentModule,
     NotificationsModule,
     HealthModule,
   ],

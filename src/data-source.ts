@@ -3,6 +3,7 @@ import { NotificationStreamTicket } from './notifications/entities/notification-
 import type { DataSourceOptions } from 'typeorm';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import { Comment } from './comments/entities/comment.entity.js';
+import { DocumentContent } from './content/entities/document-content.entity.js';
 import { IdempotencyKey } from './common/idempotency/idempotency-key.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
@@ -14,6 +15,7 @@ import { Document } from './documents/entities/document.entity.js';
 import { ProjectMember } from './projects/entities/project-member.entity.js';
 import { Project } from './projects/entities/project.entity.js';
 import { OutboxEvent } from './events/entities/outbox-event.entity.js';
+import { Job } from './jobs/entities/job.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
 import { Notification } from './notifications/entities/notification.entity.js';
@@ -47,6 +49,8 @@ export const ENTITIES = [
   Comment,
   PendingFile,
   IdempotencyKey,
+  Job,
+  DocumentContent,
 ];
 export { MIGRATIONS };
 

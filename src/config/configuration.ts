@@ -122,6 +122,22 @@ export const notificationsConfig = configNamespace('notifications', (env) => ({
   sseMaxStreamsPerUser: env.SSE_MAX_STREAMS_PER_USER,
 }));
 
+export const contentConfig = configNamespace('content', (env) => ({
+  /** Characters kept per version; the rest of a longer text is not indexed. */
+  maxChars: env.CONTENT_MAX_CHARS,
+  /** A PDF with more pages is too_large. */
+  maxPages: env.CONTENT_MAX_PAGES,
+  /** Longest extraction of one version; its tools are killed then and the version is failed. */
+  timeoutMs: env.CONTENT_TIMEOUT_SECONDS * 1000,
+  /** Bytes a DOCX/ODT may unpack to (more: failed, a zip bomb) and a text file may have (more: too_large). */
+  maxUncompressedBytes: env.CONTENT_MAX_UNCOMPRESSED_BYTES,
+  /** Extractions running at once in this instance (0: this instance extracts nothing). */
+  workers: env.CONTENT_WORKERS,
+  /** Undefined: on when tesseract is installed. */
+  ocrEnabled: env.OCR_ENABLED,
+  ocrLanguages: env.OCR_LANGUAGES,
+}));
+
 export const CONFIG_NAMESPACES = [
   appConfig,
   loggingConfig,
@@ -134,6 +150,7 @@ export const CONFIG_NAMESPACES = [
   seedConfig,
   storageConfig,
   notificationsConfig,
+  contentConfig,
 ] as const;
 
 type Namespace = (typeof CONFIG_NAMESPACES)[number];
@@ -152,6 +169,7 @@ export type RedisConfig = ConfigType<typeof redisConfig>;
 export type SeedConfig = ConfigType<typeof seedConfig>;
 export type StorageConfig = ConfigType<typeof storageConfig>;
 export type NotificationsConfig = ConfigType<typeof notificationsConfig>;
+export type ContentConfig = ConfigType<typeof contentConfig>;
 
 function assemble(value: (namespace: Namespace) => object): Configuration {
   return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;

@@ -264,7 +264,9 @@ export function documentPageStatement(
 // FULLTEXT tokens naming its project and uploader (`scope`; migration DocumentSearchScope), so that
 // the MATCH itself can keep to what the caller may read instead of a join per match.
 
-const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
+// s.content: the current version's extracted text (src/content).
+const SEARCH_MATCH =
+  'MATCH (s.title, s.description, s.fileName, s.tags, s.scope, s.content) AGAINST (? IN BOOLEAN MODE)';
 
 /**
  * The tokens are used while the documents they name are few (at most this many projects and, by the

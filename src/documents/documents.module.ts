@@ -4,6 +4,7 @@ import { AuditModule } from '../audit/audit.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
+import { FileStore } from '../storage/file-store.js';
 import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentFilesController } from './document-files.controller.js';
@@ -40,6 +41,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     // Document versions are what name stored files: the collector asks them before removing one.
     { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
-  exports: [DocumentParticipants, DocumentTrashService, DocumentsService],
+  // FileStore: content extraction reads the versions' files.
+  exports: [DocumentParticipants, DocumentTrashService, DocumentsService, FileStore],
 })
 export class DocumentsModule {}

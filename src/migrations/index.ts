@@ -22,6 +22,7 @@ import { DocumentParticipants1763800000040 } from './1763800000040-DocumentParti
 import { NotificationCountsPerRow1763800000050 } from './1763800000050-NotificationCountsPerRow.js';
 import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.js';
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
+import { ContentExtraction1763800000120 } from './1763800000120-ContentExtraction.js';
 import { IdempotencyKeys1763800000070 } from './1763800000070-IdempotencyKeys.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763800000070,
   DocumentComments1763800000080,
   PendingFiles1763800000090,
+  ContentExtraction1763800000120,
 ];

@@ -35,6 +35,10 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   invalid_transition: 'A document in published cannot move to in_review; allowed: archived.',
   document_archived: 'The document is archived; move it back to draft before changing it.',
   version_not_found: 'The document has no version 4; its current version is 3.',
+  content_not_available:
+    'No text of version 2 of document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f is available (processing).',
+  preview_not_available:
+    'No preview of version 2 of document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f is available (pending).',
   range_not_satisfiable: 'The range starts past the end of the file (2048 bytes).',
   last_manager: 'A project keeps at least one manager; make another member manager first.',
   precondition_failed: 'If-Match does not match the document\'s current ETag "v7"; fetch it again and retry.',

@@ -1,0 +1,206 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
+import { ApiError } from '../common/errors/error-codes.js';
+import { Clock } from '../common/time/clock.js';
+import { contentConfig } from '../config/configuration.js';
+import { Transactions } from '../database/transactions.js';
+import { DocumentsService } from '../documents/documents.service.js';
+import { FileStore } from '../storage/file-store.js';
+import { JobRunner } from '../jobs/job-runner.js';
+import { CONTENT_EXTRACTION_JOB, contentJobSubject, type ContentExtractionPayload } from './content-jobs.js';
+import { ContentRepository, type ReindexFilter, type VersionKey } from './content.repository.js';
+import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';
+import { extractContent } from './extractors/extract.js';
+import type { ContentLimits, Extraction } from './extractors/extraction.js';
+
+/** A version's extraction as document answers show it. */
+export interface ContentState {
+  status: ContentStatus;
+  pages: number | null;
+  characters: number | null;
+  extractedAt: Date | null;
+  error: string | null;
+}
+
+const PENDING: ContentState = { status: 'pending', pages: null, characters: null, extractedAt: null, error: null };
+const REINDEX_BATCH = 500;
+
+/** Text extraction of document versions: running it, its states, the texts, re-indexing. */
+@Injectable()
+export class ContentService {
+  private readonly logger = new Logger('Content');
+
+  constructor(
+    private readonly contents: ContentRepository,
+    private readonly transactions: Transactions,
+    private readonly documents: DocumentsService,
+    private readonly store: FileStore,
+    private readonly runner: JobRunner,
+    private readonly clock: Clock,
+    @Inject(contentConfig.KEY) private readonly config: ConfigType<typeof contentConfig>,
+  ) {}
+
+  /** The states of these versions, by "documentId:version" (pending when unknown). */
+  async states(keys: readonly VersionKey[]): Promise<Map<string, ContentState>> {
+    const rows = await this.contents.states(keys);
+    const byKey = new Map(rows.map((row) => [contentJobSubject(row.documentId, row.version), stateOf(row)]));
+    return new Map(
+      keys.map((key) => [
+        contentJobSubject(key.documentId, key.version),
+        byKey.get(contentJobSubject(key.documentId, key.version)) ?? PENDING,
+      ]),
+    );
+  }
+
+  /** The indexed texts of these versions, by "documentId:version". */
+  texts(keys: readonly VersionKey[]): Promise<Map<string, string>> {
+    return this.contents.texts(keys);
+  }
+
+  /** A version's extracted text (readers only; 404 content_not_available until it is indexed). */
+  async text(documentId: string, user: AuthenticatedUser, version?: number): Promise<string> {
+    const { document } = await this.documents.readableAccess(documentId, user);
+    const number = version ?? document.currentVersion;
+    if (number > document.currentVersion) {
+      throw new ApiError('version_not_found', `Document ${documentId} has no version ${number}.`);
+    }
+    const row = await this.contents.findWithText(documentId, number);
+    if (row?.status !== 'indexed') {
+      throw new ApiError(
+        'content_not_available',
+        `No text of version ${number} of document ${documentId} is available (${row?.status ?? 'pending'}).`,
+      );
+    }
+    return row.text ?? '';
+  }
+
+  counts(): Promise<Record<ContentStatus, number>> {
+    return this.contents.counts();
+  }
+
+  /**
+   * Queues the current versions `filter` takes, in batches after `afterId` (by document id);
+   * `progress` hears each batch (the CLI's resumable position). Answers how many were queued.
+   */
+  async reindex(
+    filter: ReindexFilter,
+    afterId?: string,
+    progress?: (queued: number, lastId: string) => void | Promise<void>,
+  ): Promise<number> {
+    let total = 0;
+    let position = afterId;
+    for (;;) {
+      const now = this.clock.now();
+      const batch = await this.transactions.run((tx) =>
+        this.contents.reindexBatch(tx, filter, position, REINDEX_BATCH, now),
+      );
+      total += batch.queued;
+      if (batch.lastId === undefined) break;
+      position = batch.lastId;
+      await progress?.(total, position);
+    }
+    this.runner.wake(CONTENT_EXTRACTION_JOB);
+    return total;
+  }
+
+  /** The bounds of an extraction, with OCR on or off as the worker found it. */
+  limits(ocrEnabled: boolean): ContentLimits {
+    return {
+      maxChars: this.config.maxChars,
+      maxPages: this.config.maxPages,
+      timeoutMs: this.config.timeoutMs,
+      maxUncompressedBytes: this.config.maxUncompressedBytes,
+      ocr: { enabled: ocrEnabled, languages: this.config.ocrLanguages },
+    };
+  }
+
+  /**
+   * One job: reads the version's stored file and records what it gave. A file that cannot be read
+   * records its version failed (the job is done); a missing stored file or a database failure
+   * throws, so the job is tried again (JobRunner's back-off); the last attempt records failed.
+   */
+  async extract(payload: ContentExtractionPayload, limits: ContentLimits, lastAttempt: boolean): Promise<void> {
+    const { documentId, version } = payload;
+    const found = await this.contents.version(documentId, version);
+    // Purged meanwhile: nothing to read.
+    if (!found) return;
+    const sha256 = found.version.sha256;
+    if (sha256 === null) {
+      await this.record(documentId, version, {
+        status: 'unsupported',
+        error: 'The version has no stored file.',
+        pages: null,
+      });
+      return;
+    }
+    await this.transactions.run((tx) =>
+      this.contents.record(tx, row(documentId, version, 'processing', { pages: null, characters: null, error: null })),
+    );
+    let extraction: Extraction;
+    try {
+      const file = await this.store.openFile(sha256);
+      if (!file) throw new Error(`stored file ${sha256} is missing`);
+      extraction = await extractContent(
+        { mimeType: found.version.mimeType, size: file.size, stream: () => file.stream() },
+        limits,
+      ).finally(() => file.close());
+    } catch (error) {
+      if (!lastAttempt) throw error;
+      this.logger.error(`extracting ${documentId} version ${version} failed: ${(error as Error).message}`);
+      extraction = { status: 'failed', error: 'The stored file could not be read.', pages: null };
+    }
+    await this.record(documentId, version, extraction);
+  }
+
+  private record(documentId: string, version: number, extraction: Extraction): Promise<void> {
+    const now = this.clock.now();
+    const content =
+      extraction.status === 'indexed'
+        ? Object.assign(
+            row(documentId, version, 'indexed', {
+              pages: extraction.pages,
+              characters: Array.from(extraction.text).length,
+              error: null,
+            }),
+            { extractedAt: now, text: extraction.text },
+          )
+        : Object.assign(
+            row(documentId, version, extraction.status, {
+              pages: extraction.pages,
+              characters: null,
+              error: extraction.error.slice(0, 500),
+            }),
+            {
+              extractedAt: now,
+            },
+          );
+    return this.transactions.run((tx) => this.contents.record(tx, content));
+  }
+}
+
+function row(
+  documentId: string,
+  version: number,
+  status: ContentStatus,
+  fields: Pick<DocumentContent, 'pages' | 'characters' | 'error'>,
+): DocumentContent {
+  return Object.assign(new DocumentContent(), {
+    documentId,
+    version,
+    status,
+    extractedAt: null,
+    text: null,
+    ...fields,
+  });
+}
+
+function stateOf(content: DocumentContent): ContentState {
+  return {
+    status: content.status,
+    pages: content.pages,
+    characters: content.characters,
+    extractedAt: content.extractedAt,
+    error: content.error,
+  };
+}
