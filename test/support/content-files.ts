@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import JSZip from 'jszip';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 
 /** A PDF from its objects (1-based, in order): header, objects, cross-reference table, trailer. */
 function pdf(objects: Buffer[]): Buffer {
@@ -51,7 +51,7 @@ export function textPng(text: string): Promise<Buffer> {
   return textImage(text).png().toBuffer();
 }
 
-function textImage(text: string): sharp.Sharp {
+function textImage(text: string): Sharp {
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="1400" height="200"><rect width="100%" height="100%" fill="white"/>` +
     `<text x="40" y="120" font-family="DejaVu Sans, sans-serif" font-size="64" fill="black">${text}</text></svg>`;
