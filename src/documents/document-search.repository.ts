@@ -125,13 +125,18 @@ function afterPosition(alias: string, sort: KeysetSort, after: DocumentListPosit
   ];
 }
 
-/** The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and digits only). */
+/**
+ * The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and
+ * digits only); a phrase item (words joined by spaces, see searchWords) is quoted and no prefix.
+ */
 export function fullTextQuery(dialect: SqlDialect, words: readonly string[]): string {
   const last = words.length - 1;
   return words
     .map((word, index) => {
-      const prefix = index === last ? '*' : '';
-      return dialect === 'mysql' ? `+${word}${prefix}` : `"${word.replaceAll('"', '""')}"${prefix}`;
+      const phrase = word.includes(' ');
+      const prefix = index === last && !phrase ? '*' : '';
+      if (dialect === 'sqlite') return `"${word.replaceAll('"', '""')}"${prefix}`;
+      return phrase ? `+"${word}"` : `+${word}${prefix}`;
     })
     .join(' ');
 }
