@@ -47,7 +47,11 @@ export class ContentController {
   @ApiProduces('text/plain')
   @ApiOkResponse({
     description: 'The text, UTF-8',
-    content: { 'text/plain': { schema: { type: 'string', example: 'SUPPLY AGREEMENT\n\nThe supplier shall…' } } },
+    content: {
+      'text/plain': {
+        schema: { type: 'string', maxLength: 4 * 100_000_000, example: 'SUPPLY AGREEMENT\n\nThe supplier shall…' },
+      },
+    },
   })
   @ApiUnauthorizedResponse(UNAUTHORIZED)
   @ApiNotFoundResponse({

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { ContentAnswersInterceptor } from './content-answers.interceptor.js';
+import { ContentReindex } from './content-reindex.js';
 import { ContentController } from './content.controller.js';
 import { ContentRepository } from './content.repository.js';
 import { ContentService } from './content.service.js';
@@ -14,6 +15,7 @@ import { ContentWorker } from './content.worker.js';
   providers: [
     ContentService,
     ContentRepository,
+    ContentReindex,
     ContentWorker,
     { provide: APP_INTERCEPTOR, useClass: ContentAnswersInterceptor },
   ],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
 import type { Tx } from '../database/transactions.js';
 import { DocumentVersion } from '../documents/entities/document-version.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
@@ -166,14 +166,5 @@ export class ContentRepository {
       queued++;
     }
     return { queued, lastId: documents.length === limit ? documents.at(-1)!.id : undefined };
-  }
-
-  /** Document ids in a page of results that are live (the snippets are only for them). */
-  async documentIds(ids: readonly string[]): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.dataSource
-      .getRepository(Document)
-      .find({ select: { id: true }, where: { id: In([...ids]) } });
-    return rows.map((row) => row.id);
   }
 }

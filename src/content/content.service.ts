@@ -9,6 +9,7 @@ import { DocumentsService } from '../documents/documents.service.js';
 import { FileStore } from '../storage/file-store.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { CONTENT_EXTRACTION_JOB, contentJobSubject, type ContentExtractionPayload } from './content-jobs.js';
+import { ContentReindex } from './content-reindex.js';
 import { ContentRepository, type ReindexFilter, type VersionKey } from './content.repository.js';
 import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';
 import { extractContent } from './extractors/extract.js';
@@ -24,7 +25,6 @@ export interface ContentState {
 }
 
 const PENDING: ContentState = { status: 'pending', pages: null, characters: null, extractedAt: null, error: null };
-const REINDEX_BATCH = 500;
 
 /** Text extraction of document versions: running it, its states, the texts, re-indexing. */
 @Injectable()
@@ -37,6 +37,7 @@ export class ContentService {
     private readonly documents: DocumentsService,
     private readonly store: FileStore,
     private readonly runner: JobRunner,
+    private readonly reindexer: ContentReindex,
     private readonly clock: Clock,
     @Inject(contentConfig.KEY) private readonly config: ConfigType<typeof contentConfig>,
   ) {}
@@ -79,29 +80,11 @@ export class ContentService {
     return this.contents.counts();
   }
 
-  /**
-   * Queues the current versions `filter` takes, in batches after `afterId` (by document id);
-   * `progress` hears each batch (the CLI's resumable position). Answers how many were queued.
-   */
-  async reindex(
-    filter: ReindexFilter,
-    afterId?: string,
-    progress?: (queued: number, lastId: string) => void | Promise<void>,
-  ): Promise<number> {
-    let total = 0;
-    let position = afterId;
-    for (;;) {
-      const now = this.clock.now();
-      const batch = await this.transactions.run((tx) =>
-        this.contents.reindexBatch(tx, filter, position, REINDEX_BATCH, now),
-      );
-      total += batch.queued;
-      if (batch.lastId === undefined) break;
-      position = batch.lastId;
-      await progress?.(total, position);
-    }
+  /** Re-queues the current versions `filter` takes (ContentReindex) and wakes this instance's workers. */
+  async reindex(filter: ReindexFilter): Promise<number> {
+    const queued = await this.reindexer.run(filter);
     this.runner.wake(CONTENT_EXTRACTION_JOB);
-    return total;
+    return queued;
   }
 
   /** The bounds of an extraction, with OCR on or off as the worker found it. */

@@ -112,6 +112,7 @@ export class ContentExtraction1763800000120 implements MigrationInterface {
             referencedTableName: 'documents',
             referencedColumnNames: ['id'],
             onDelete: 'CASCADE',
+            onUpdate: 'NO ACTION',
           }),
         ],
       }),

@@ -13,6 +13,7 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/http/route-access.js';
+import { DocumentContent } from '../../src/content/entities/document-content.entity.js';
 import { Role } from '../../src/users/entities/role.entity.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -166,6 +167,7 @@ export const MATRIX: Row[] = [
   { method: 'GET', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
   { method: 'HEAD', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
   { method: 'GET', route: '/api/documents/:documentId/versions', rule: 'policy: document', expected: READERS },
+  { method: 'GET', route: '/api/documents/:documentId/text', rule: 'policy: document', expected: READERS },
   {
     method: 'POST',
     route: '/api/documents/:documentId/versions',
@@ -263,6 +265,20 @@ export const MATRIX: Row[] = [
   { method: 'PATCH', route: '/api/roles/:roleId', rule: 'roles:manage', body: {}, expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/roles/:roleId', rule: 'roles:manage', expected: adminOnly(404) },
   { method: 'GET', route: '/api/audit-events', rule: 'audit:read', expected: adminOnly(200) },
+  // documents:read and documents:update: the editor's role grants both.
+  {
+    method: 'GET',
+    route: '/api/admin/content',
+    rule: 'documents:read',
+    expected: [401, 403, 403, 403, 403, 403, 200, 200, 401],
+  },
+  {
+    method: 'POST',
+    route: '/api/admin/content/reindex',
+    rule: 'documents:update',
+    body: {},
+    expected: [401, 403, 403, 403, 403, 403, 202, 202, 401],
+  },
   // Last: it revokes the persona's token.
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
@@ -431,6 +447,17 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
       [t.user('alice').id, projectId],
     );
     documentId = own.id;
+    // Its text, as extraction records it, so that GET …/text has something to serve.
+    await t.dataSource.getRepository(DocumentContent).insert({
+      documentId,
+      version: 1,
+      status: 'indexed',
+      pages: 1,
+      characters: 4,
+      extractedAt: new Date(),
+      error: null,
+      text: 'Demo',
+    });
     const users = t.app.get(UsersService);
     const addUser = async (username: string, roleNames: string[]) =>
       (

@@ -32,10 +32,12 @@ const COUNT_TRIGGERS = [
 const CANONICAL_TABLES = [
   'audit_events',
   'document_comments',
+  'document_contents',
   'document_history',
   'document_types',
   'document_versions',
   'documents',
+  'jobs',
   'notification_preferences',
   'notification_stream_tickets',
   'notifications',

@@ -114,7 +114,11 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         // A stale If-Match is answered with the current ETag, so the client can retry without a GET.
         if (status === '412') headers.ETag = headerRef('ETag');
         // File content carries the strong ETag of its bytes (200, 206, 416, and the 304 of If-None-Match).
-        if (path.startsWith('/api/documents/') && path.endsWith('/content') && ['200', '206', '304', '416'].includes(status))
+        if (
+          path.startsWith('/api/documents/') &&
+          path.endsWith('/content') &&
+          ['200', '206', '304', '416'].includes(status)
+        )
           headers.ETag = headerRef('ETag');
         for (const header of Object.values(headers) as Json[]) {
           const schema = header.schema as Json | undefined;

@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
 
-const count = (description: string) => ApiProperty({ type: 'integer', minimum: 0, example: 0, description });
+const count = (description: string) =>
+  ApiProperty({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 0, description });
 
 /** Live documents by the state of their current version's extraction. */
 export class ContentCountsDto {
@@ -56,6 +57,7 @@ export class ReindexContentResponseDto {
   @ApiProperty({
     type: 'integer',
     minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
     example: 42,
     description: 'Versions queued (those already queued or being read are not counted twice)',
   })

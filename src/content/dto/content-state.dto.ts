@@ -18,6 +18,7 @@ export class ContentStateDto {
     type: 'integer',
     nullable: true,
     minimum: 0,
+    maximum: 2_147_483_647,
     example: 12,
     description: 'Pages read (PDF; 1 for an image); null for formats without pages or when not known.',
   })
@@ -27,6 +28,7 @@ export class ContentStateDto {
     type: 'integer',
     nullable: true,
     minimum: 0,
+    maximum: 2_147_483_647,
     example: 48210,
     description: 'Characters kept (at most CONTENT_MAX_CHARS); null until indexed.',
   })
