@@ -4,6 +4,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import { Comment } from './comments/entities/comment.entity.js';
 import { DocumentContent } from './content/entities/document-content.entity.js';
+import { DocumentPreview } from './content/entities/document-preview.entity.js';
 import { IdempotencyKey } from './common/idempotency/idempotency-key.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
@@ -51,6 +52,7 @@ export const ENTITIES = [
   IdempotencyKey,
   Job,
   DocumentContent,
+  DocumentPreview,
 ];
 export { MIGRATIONS };
 

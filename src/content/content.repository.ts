@@ -6,6 +6,7 @@ import { Document } from '../documents/entities/document.entity.js';
 import { JobsRepository } from '../jobs/jobs.repository.js';
 import { CONTENT_EXTRACTION_JOB, contentJobSubject } from './content-jobs.js';
 import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';
+import { DocumentPreview, type PreviewSize } from './entities/document-preview.entity.js';
 
 /** A document's version, as a content state or a text is asked for. */
 export interface VersionKey {
@@ -166,5 +167,14 @@ export class ContentRepository {
       queued++;
     }
     return { queued, lastId: documents.length === limit ? documents.at(-1)!.id : undefined };
+  }
+
+  /** Records a version's preview (its file already placed in the store). */
+  async savePreview(tx: Tx, preview: DocumentPreview): Promise<void> {
+    await tx.getRepository(DocumentPreview).upsert(preview, ['documentId', 'version', 'size']);
+  }
+
+  findPreview(documentId: string, version: number, size: PreviewSize): Promise<DocumentPreview | null> {
+    return this.dataSource.getRepository(DocumentPreview).findOneBy({ documentId, version, size });
   }
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
@@ -7,11 +9,13 @@ import { contentConfig } from '../config/configuration.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { FileStore } from '../storage/file-store.js';
+import { StoredFiles, type FileReservation } from '../storage/stored-files.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { CONTENT_EXTRACTION_JOB, contentJobSubject, type ContentExtractionPayload } from './content-jobs.js';
 import { ContentReindex } from './content-reindex.js';
 import { ContentRepository, type ReindexFilter, type VersionKey } from './content.repository.js';
 import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';
+import { DocumentPreview, type PreviewSize } from './entities/document-preview.entity.js';
 import { extractContent } from './extractors/extract.js';
 import type { ContentLimits, Extraction } from './extractors/extraction.js';
 
@@ -22,6 +26,13 @@ export interface ContentState {
   characters: number | null;
   extractedAt: Date | null;
   error: string | null;
+}
+
+interface PlacedPreview {
+  size: PreviewSize;
+  sha256: string;
+  bytes: number;
+  reservation: FileReservation;
 }
 
 const PENDING: ContentState = { status: 'pending', pages: null, characters: null, extractedAt: null, error: null };
@@ -36,6 +47,7 @@ export class ContentService {
     private readonly transactions: Transactions,
     private readonly documents: DocumentsService,
     private readonly store: FileStore,
+    private readonly storedFiles: StoredFiles,
     private readonly runner: JobRunner,
     private readonly reindexer: ContentReindex,
     private readonly clock: Clock,
@@ -120,7 +132,7 @@ export class ContentService {
     await this.transactions.run((tx) =>
       this.contents.record(tx, row(documentId, version, 'processing', { pages: null, characters: null, error: null })),
     );
-    let extraction: Extraction;
+    let extraction: Extraction & { previews?: Record<PreviewSize, Buffer> };
     try {
       const file = await this.store.openFile(sha256);
       if (!file) throw new Error(`stored file ${sha256} is missing`);
@@ -133,10 +145,67 @@ export class ContentService {
       this.logger.error(`extracting ${documentId} version ${version} failed: ${(error as Error).message}`);
       extraction = { status: 'failed', error: 'The stored file could not be read.', pages: null };
     }
-    await this.record(documentId, version, extraction);
+    const previews = extraction.previews ? await this.placePreviews(extraction.previews) : [];
+    try {
+      await this.record(documentId, version, extraction, previews);
+    } catch (error) {
+      for (const { reservation } of previews) await this.storedFiles.release(reservation);
+      throw error;
+    }
   }
 
-  private record(documentId: string, version: number, extraction: Extraction): Promise<void> {
+  /**
+   * A version's preview (readers only): the stored PNG's sha256 and bytes. 404
+   * preview_not_available while it is being made or for a format without one.
+   */
+  async preview(documentId: string, user: AuthenticatedUser, size: PreviewSize, version?: number) {
+    const { document } = await this.documents.readableAccess(documentId, user);
+    const number = version ?? document.currentVersion;
+    if (number > document.currentVersion) {
+      throw new ApiError('version_not_found', `Document ${documentId} has no version ${number}.`);
+    }
+    const preview = await this.contents.findPreview(documentId, number, size);
+    const file = preview && (await this.store.openFile(preview.sha256));
+    if (!preview || !file) {
+      throw new ApiError(
+        'preview_not_available',
+        `No preview of version ${number} of document ${documentId} is available (pending, or its format has none).`,
+      );
+    }
+    return { sha256: preview.sha256, file };
+  }
+
+  /** Places the preview PNGs in the file store, each reserved until its row commits (StoredFiles). */
+  private async placePreviews(previews: Record<PreviewSize, Buffer>): Promise<PlacedPreview[]> {
+    const placed: PlacedPreview[] = [];
+    try {
+      for (const [size, png] of Object.entries(previews) as [PreviewSize, Buffer][]) {
+        const sha256 = createHash('sha256').update(png).digest('hex');
+        const reservation = await this.storedFiles.reserve(sha256);
+        placed.push({ size, sha256, bytes: png.length, reservation });
+        const write = await this.store.begin();
+        try {
+          await write.write(Readable.from([png]));
+          await write.commit();
+        } finally {
+          await write.abort();
+        }
+      }
+      return placed;
+    } catch (error) {
+      // A preview is a convenience: without room for it the version is still read.
+      this.logger.warn(`storing a preview failed: ${(error as Error).message}`);
+      for (const { reservation } of placed) await this.storedFiles.release(reservation);
+      return [];
+    }
+  }
+
+  private record(
+    documentId: string,
+    version: number,
+    extraction: Extraction,
+    previews: PlacedPreview[] = [],
+  ): Promise<void> {
     const now = this.clock.now();
     const content =
       extraction.status === 'indexed'
@@ -158,7 +227,22 @@ export class ContentService {
               extractedAt: now,
             },
           );
-    return this.transactions.run((tx) => this.contents.record(tx, content));
+    return this.transactions.run(async (tx) => {
+      await this.contents.record(tx, content);
+      for (const preview of previews) {
+        await this.storedFiles.settle(tx, preview.reservation);
+        await this.contents.savePreview(
+          tx,
+          Object.assign(new DocumentPreview(), {
+            documentId,
+            version,
+            size: preview.size,
+            sha256: preview.sha256,
+            bytes: preview.bytes,
+          }),
+        );
+      }
+    });
   }
 }
 

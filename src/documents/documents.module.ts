@@ -5,7 +5,7 @@ import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
 import { FileStore } from '../storage/file-store.js';
-import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
+import { STORED_FILE_REFERENCES, StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
@@ -41,7 +41,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     // Document versions are what name stored files: the collector asks them before removing one.
     { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
-  // FileStore: content extraction reads the versions' files.
-  exports: [DocumentParticipants, DocumentTrashService, DocumentsService, FileStore],
+  // FileStore, StoredFiles: content extraction reads the versions' files and stores their previews.
+  exports: [DocumentParticipants, DocumentTrashService, DocumentsService, FileStore, StoredFiles],
 })
 export class DocumentsModule {}

@@ -15,6 +15,7 @@ import { createCanonicalFormTriggers, dropCanonicalFormTriggers } from './sqlite
  *   with its own copy of the columns (an external-content table could not hold a column documents
  *   lacks). The content column is written by ContentRepository; the other columns stay the
  *   triggers'. A later migration that rebuilds documents on SQLite calls restoreSqliteSearch().
+ * - `document_previews`: PNGs of versions' first pages in the file store, by sha256;
  * - every document's current version is queued for extraction.
  */
 const SEARCH_COLUMNS = ['title', 'description', 'fileName', 'tags'] as const;
@@ -123,6 +124,30 @@ export class ContentExtraction1763800000120 implements MigrationInterface {
       timestamps: [],
       nullableTimestamps: ['extractedAt'],
     });
+    await queryRunner.createTable(
+      new Table({
+        name: 'document_previews',
+        columns: [
+          { name: 'documentId', type: 'varchar', length: '36', isPrimary: true },
+          { name: 'version', type: 'integer', isPrimary: true },
+          { name: 'size', type: 'varchar', length: '8', isPrimary: true },
+          { name: 'sha256', type: 'varchar', length: '64' },
+          { name: 'bytes', type: 'integer' },
+        ],
+        indices: [new TableIndex({ name: 'IDX_document_previews_sha256', columnNames: ['sha256'] })],
+        foreignKeys: [
+          new TableForeignKey({
+            name: 'FK_document_previews_document',
+            columnNames: ['documentId'],
+            referencedTableName: 'documents',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+            onUpdate: 'NO ACTION',
+          }),
+        ],
+      }),
+    );
+    await createCanonicalFormTriggers(queryRunner, { table: 'document_previews', ids: ['documentId'], timestamps: [] });
 
     if (isMysql(queryRunner)) {
       await queryRunner.query(
@@ -154,6 +179,8 @@ export class ContentExtraction1763800000120 implements MigrationInterface {
       const { restoreDocumentSearch } = await import('./1763800000018-DocumentSearchAndWorkflow.js');
       await restoreDocumentSearch(queryRunner);
     }
+    await dropCanonicalFormTriggers(queryRunner, 'document_previews');
+    await queryRunner.dropTable('document_previews');
     await dropCanonicalFormTriggers(queryRunner, 'document_contents');
     await queryRunner.dropTable('document_contents');
     await dropCanonicalFormTriggers(queryRunner, 'jobs');

@@ -14,6 +14,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/http/route-access.js';
 import { DocumentContent } from '../../src/content/entities/document-content.entity.js';
+import { DocumentPreview } from '../../src/content/entities/document-preview.entity.js';
 import { Role } from '../../src/users/entities/role.entity.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -168,6 +169,7 @@ export const MATRIX: Row[] = [
   { method: 'HEAD', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
   { method: 'GET', route: '/api/documents/:documentId/versions', rule: 'policy: document', expected: READERS },
   { method: 'GET', route: '/api/documents/:documentId/text', rule: 'policy: document', expected: READERS },
+  { method: 'GET', route: '/api/documents/:documentId/preview', rule: 'policy: document', expected: READERS },
   {
     method: 'POST',
     route: '/api/documents/:documentId/versions',
@@ -458,6 +460,14 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
       error: null,
       text: 'Demo',
     });
+    // And a preview: any stored file serves for the statuses (here the document's own).
+    const [{ sha256, fileSize }] = await t.dataSource.query<{ sha256: string; fileSize: number }[]>(
+      'SELECT sha256, fileSize FROM documents WHERE id = ?',
+      [documentId],
+    );
+    await t.dataSource
+      .getRepository(DocumentPreview)
+      .insert({ documentId, version: 1, size: 'small', sha256, bytes: Number(fileSize) });
     const users = t.app.get(UsersService);
     const addUser = async (username: string, roleNames: string[]) =>
       (

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docx, docxBomb, scannedPdf, textPdf, textPng, unknownBinary, utf16le } from '../support/content-files.js';
 import { search, settledDocument, uploadDocument } from '../support/content.js';
@@ -157,6 +158,32 @@ describe.each(databasesUnderTest())('content extraction and search on %s', (kind
     expectError({ status: failed.status, body: await failed.json() }, 404, 'content_not_available');
     const missing = await get(`/api/documents/${id}/text?version=9`, tokens.alice);
     expectError({ status: missing.status, body: await missing.json() }, 404, 'version_not_found');
+  });
+
+  it('draws previews of PDFs and images for readers only', async () => {
+    const side = async (response: Response) => {
+      const { width, height } = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+      return Math.max(width, height);
+    };
+    const small = await get(`/api/documents/${ids.get('receipt.png')}/preview?size=small`, tokens.vera);
+    expect(small.status).toBe(200);
+    expect(small.headers.get('content-type')).toBe('image/png');
+    expect(small.headers.get('x-content-type-options')).toBe('nosniff');
+    const etag = small.headers.get('etag')!;
+    expect(await side(small)).toBeLessThanOrEqual(256);
+    const again = await fetch(`${t.url}/api/documents/${ids.get('receipt.png')}/preview`, {
+      headers: { authorization: `Bearer ${tokens.vera}`, 'if-none-match': etag },
+    });
+    expect(again.status).toBe(304);
+    const large = await get(`/api/documents/${ids.get('scan.pdf')}/preview?size=large`, tokens.alice);
+    expect(large.status).toBe(200);
+    const largeSide = await side(large);
+    expect(largeSide).toBeGreaterThan(256);
+    expect(largeSide).toBeLessThanOrEqual(1024);
+    const none = await get(`/api/documents/${ids.get('page.html')}/preview`, tokens.alice);
+    expectError({ status: none.status, body: await none.json() }, 404, 'preview_not_available');
+    const stranger = await get(`/api/documents/${ids.get('receipt.png')}/preview`, tokens.nora);
+    expectError({ status: stranger.status, body: await stranger.json() }, 404, 'document_not_found');
   });
 
   it('replaces the old text in search when a version is added', async () => {

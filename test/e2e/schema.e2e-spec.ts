@@ -33,6 +33,7 @@ const CANONICAL_TABLES = [
   'audit_events',
   'document_comments',
   'document_contents',
+  'document_previews',
   'document_history',
   'document_types',
   'document_versions',

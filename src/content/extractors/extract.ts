@@ -5,7 +5,9 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ExtractionError, tidyText, type ContentLimits, type Extraction } from './extraction.js';
 import { extractOffice } from './office.js';
+import type { PreviewSize } from '../entities/document-preview.entity.js';
 import { extractImage, extractPdf, inTemporaryDirectory } from './pdf-and-images.js';
+import { hasPreview, renderPreviews } from './previews.js';
 import { decodeText, htmlToText, xmlToText } from './text-decoding.js';
 
 const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/x-markdown', 'text/csv', 'application/json']);
@@ -39,16 +41,36 @@ export interface ExtractionSource {
  * bomb or a tool that gives up is `failed` with the reason, a limit crossed `too_large`, a format
  * without a reader `unsupported`.
  */
-export async function extractContent(source: ExtractionSource, limits: ContentLimits): Promise<Extraction> {
+export async function extractContent(
+  source: ExtractionSource,
+  limits: ContentLimits,
+): Promise<Extraction & { previews?: Record<PreviewSize, Buffer> }> {
   const { mimeType } = source;
-  if (!isSupported(mimeType, limits.ocr.enabled)) {
+  const deadline = performance.now() + limits.timeoutMs;
+  const previewable = hasPreview(mimeType);
+  if (!isSupported(mimeType, limits.ocr.enabled) && !previewable) {
     return { status: 'unsupported', error: `No text is read from ${mimeType} files.`, pages: null };
   }
-  const deadline = performance.now() + limits.timeoutMs;
+  return inTemporaryDirectory(async (directory) => {
+    const path = join(directory, 'file');
+    await pipeline(source.stream(), createWriteStream(path, { mode: 0o600 }));
+    const previews = previewable ? await renderPreviews(path, mimeType, deadline) : undefined;
+    if (!isSupported(mimeType, limits.ocr.enabled)) {
+      return { status: 'unsupported', error: `No text is read from ${mimeType} files.`, pages: null, previews };
+    }
+    return { ...(await extractFrom(path, source, limits, deadline)), previews };
+  });
+}
+
+async function extractFrom(
+  path: string,
+  source: ExtractionSource,
+  limits: ContentLimits,
+  deadline: number,
+): Promise<Extraction> {
+  const { mimeType } = source;
   try {
-    const read = await inTemporaryDirectory(async (directory) => {
-      const path = join(directory, 'file');
-      await pipeline(source.stream(), createWriteStream(path, { mode: 0o600 }));
+    const read = await (async () => {
       if (mimeType === 'application/pdf') return extractPdf(path, limits, deadline);
       if (source.size > limits.maxUncompressedBytes) {
         throw new ExtractionError(
@@ -68,7 +90,7 @@ export async function extractContent(source: ExtractionSource, limits: ContentLi
       if (mimeType === 'text/html') return { text: htmlToText(text), pages: null };
       if (XML_TYPES.has(mimeType)) return { text: xmlToText(text), pages: null };
       return { text, pages: null };
-    });
+    })();
     return { status: 'indexed', text: tidyText(read.text, limits.maxChars), pages: read.pages };
   } catch (error) {
     if (error instanceof ExtractionError) return { status: error.status, error: error.message, pages: null };
