@@ -57,7 +57,9 @@ export class ContentService {
   /** The states of these versions, by "documentId:version" (pending when unknown). */
   async states(keys: readonly VersionKey[]): Promise<Map<string, ContentState>> {
     const rows = await this.contents.states(keys);
-    const byKey = new Map(rows.map((row) => [contentJobSubject(row.documentId, row.version), stateOf(row)]));
+    const byKey = new Map(
+      rows.map((content) => [contentJobSubject(content.documentId, content.version), stateOf(content)]),
+    );
     return new Map(
       keys.map((key) => [
         contentJobSubject(key.documentId, key.version),
@@ -78,14 +80,14 @@ export class ContentService {
     if (number > document.currentVersion) {
       throw new ApiError('version_not_found', `Document ${documentId} has no version ${number}.`);
     }
-    const row = await this.contents.findWithText(documentId, number);
-    if (row?.status !== 'indexed') {
+    const content = await this.contents.findWithText(documentId, number);
+    if (content?.status !== 'indexed') {
       throw new ApiError(
         'content_not_available',
-        `No text of version ${number} of document ${documentId} is available (${row?.status ?? 'pending'}).`,
+        `No text of version ${number} of document ${documentId} is available (${content?.status ?? 'pending'}).`,
       );
     }
-    return row.text ?? '';
+    return content.text ?? '';
   }
 
   counts(): Promise<Record<ContentStatus, number>> {
@@ -136,10 +138,14 @@ export class ContentService {
     try {
       const file = await this.store.openFile(sha256);
       if (!file) throw new Error(`stored file ${sha256} is missing`);
-      extraction = await extractContent(
-        { mimeType: found.version.mimeType, size: file.size, stream: () => file.stream() },
-        limits,
-      ).finally(() => file.close());
+      try {
+        extraction = await extractContent(
+          { mimeType: found.version.mimeType, size: file.size, stream: () => file.stream() },
+          limits,
+        );
+      } finally {
+        await file.close();
+      }
     } catch (error) {
       if (!lastAttempt) throw error;
       this.logger.error(`extracting ${documentId} version ${version} failed: ${(error as Error).message}`);

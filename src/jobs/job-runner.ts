@@ -62,7 +62,7 @@ export class JobRunner implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     for (const { poller, running } of this.kinds.values()) {
       await poller.stop();
-      await Promise.allSettled([...running]);
+      await Promise.allSettled(running);
     }
   }
 

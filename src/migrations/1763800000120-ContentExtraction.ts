@@ -202,7 +202,7 @@ async function queueCurrentVersions(queryRunner: QueryRunner): Promise<void> {
       batch.flatMap((row) => [
         randomUUID(),
         `${row.id}:${row.currentVersion}`,
-        JSON.stringify({ documentId: row.id, version: Number(row.currentVersion) }),
+        JSON.stringify({ documentId: row.id, version: row.currentVersion }),
         now,
         now,
         now,
