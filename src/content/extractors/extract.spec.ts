@@ -23,7 +23,8 @@ const LIMITS: ContentLimits = {
 const read = (mimeType: string, bytes: Buffer, limits = LIMITS) =>
   extractContent({ mimeType, size: bytes.length, stream: () => Readable.from([bytes]) }, limits);
 
-describe('extractContent (real tools: poppler, tesseract, mammoth)', () => {
+// Real child processes and a worker thread: seconds each on a loaded machine.
+describe('extractContent (real tools: poppler, tesseract, mammoth)', { timeout: 120_000 }, () => {
   it('reads a PDF text layer', async () => {
     await expect(read('application/pdf', textPdf('The zephyrine clause applies'))).resolves.toMatchObject({
       status: 'indexed',
