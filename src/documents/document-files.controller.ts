@@ -131,7 +131,9 @@ export class DocumentFilesController {
       'normalisation as the metadata update. The file is streamed to storage, never held whole in memory; its ' +
       'media type is detected from its bytes. New documents are draft at version 1. Allowed to contributors and ' +
       'managers of the project and to roles granting documents:create. The fields are checked before any byte of ' +
-      'the file is stored.',
+      'the file is stored. Its text is then read in the background (content.status pending → indexed, failed, ' +
+      'unsupported or too_large; OCR for images and scanned PDFs) and becomes searchable by q; PDFs and images ' +
+      'get previews (GET …/preview).',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateDocumentFormDto })
@@ -270,7 +272,9 @@ export class DocumentFilesController {
       '"file". currentVersion goes up by one and the document takes the new file\'s name, size, type and sha256; ' +
       'metadata and status stay. Allowed to whoever may change the document; an archived document refuses (409). ' +
       'Send If-Match with the ETag you saw to be told (412) when someone changed the document first. Who may, ' +
-      'the archived state and If-Match are checked before the file is received.',
+      'the archived state and If-Match are checked before the file is received. ' +
+      "The new version's text is read in the background (content.status back to pending until then); search then " +
+      'matches the new text instead of the old.',
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response ("v<rowVersion>")' })
