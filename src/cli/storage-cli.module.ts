@@ -1,7 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { httpConfig } from '../config/configuration.js';
+import { ClockModule } from '../common/time/clock.js';
 import { DocumentsModule } from '../documents/documents.module.js';
+import { JobsModule } from '../jobs/jobs.module.js';
 import { CliModule } from './cli.module.js';
 
 /** REQUEST_TIMEOUT_MS, which tells the file collector when an upload in flight is stale. */
@@ -14,5 +16,6 @@ class UploadDeadlineModule {}
  * STORAGE_DIR; its one DatabaseModule.forRoot, so no second data source named "default") and the
  * documents feature with its file store. No HTTP is served, no JWT keys are needed.
  */
-@Module({ imports: [CliModule, UploadDeadlineModule, DocumentsModule] })
+// ClockModule, JobsModule: documents queue content extraction jobs when versions are added.
+@Module({ imports: [CliModule, UploadDeadlineModule, ClockModule, JobsModule, DocumentsModule] })
 export class StorageCliModule {}
