@@ -3,7 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CommentsModule } from './comments/comments.module.js';
-import { ClockModule } from './common/time/clock.js';
+import { ClockModule } from './common/time/clock.module.js';
 import { ContentModule } from './content/content.module.js';
 import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';

@@ -7,7 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ClockModule } from '../common/time/clock.js';
+import { ClockModule } from '../common/time/clock.module.js';
 import { storageConfig, type StorageConfig } from '../config/configuration.js';
 import { ContentReindex } from '../content/content-reindex.js';
 import { ContentRepository, type ReindexFilter } from '../content/content.repository.js';

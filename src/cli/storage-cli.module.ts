@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { httpConfig } from '../config/configuration.js';
-import { ClockModule } from '../common/time/clock.js';
+import { ClockModule } from '../common/time/clock.module.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { JobsModule } from '../jobs/jobs.module.js';
 import { CliModule } from './cli.module.js';

@@ -1,6 +1,6 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 
-/** Where time comes from, so that tests can control it. */
+/** Where the service reads the time, so that tests can move it instead of sleeping. */
 export abstract class Clock {
   abstract now(): Date;
 }
@@ -11,8 +11,3 @@ export class SystemClock extends Clock {
     return new Date();
   }
 }
-
-/** Provides Clock (the system's) to every module. */
-@Global()
-@Module({ providers: [{ provide: Clock, useClass: SystemClock }], exports: [Clock] })
-export class ClockModule {}
