@@ -3,8 +3,9 @@ import { ConfigModule } from '@nestjs/config';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CommentsModule } from './comments/comments.module.js';
-import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { ClockModule } from './common/time/clock.module.js';
+import { ContentModule } from './content/content.module.js';
+import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { CONFIG_NAMESPACES } from './config/configuration.js';
 import { SCHEMA } from './data-source.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -14,6 +15,7 @@ import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LegalHoldsModule } from './legal-holds/legal-holds.module.js';
 import { RetentionModule } from './retention/retention.module.js';
+import { JobsModule } from './jobs/jobs.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { ReviewsModule } from './reviews/reviews.module.js';
 import { RolesModule } from './roles/roles.module.js';
@@ -38,6 +40,7 @@ import { WatchesModule } from './watches/watches.module.js';
     }),
     DatabaseModule.forRoot(SCHEMA),
     ClockModule,
+    JobsModule,
     UsersModule,
     AuthModule,
     RolesModule,
@@ -52,6 +55,7 @@ import { WatchesModule } from './watches/watches.module.js';
     LegalHoldsModule,
     RetentionModule,
     WatchesModule,
+    ContentModule,
     NotificationsModule,
     WebhooksModule,
     SavedSearchesModule,

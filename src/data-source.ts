@@ -4,6 +4,8 @@ import type { DataSourceOptions } from 'typeorm';
 import { AuditChainHead } from './audit/entities/audit-chain-head.entity.js';
 import { AuditEvent } from './audit/entities/audit-event.entity.js';
 import { Comment } from './comments/entities/comment.entity.js';
+import { DocumentContent } from './content/entities/document-content.entity.js';
+import { DocumentPreview } from './content/entities/document-preview.entity.js';
 import { IdempotencyKey } from './common/idempotency/idempotency-key.entity.js';
 import type { DatabaseConfig } from './config/configuration.js';
 import { buildDataSourceOptions, matchMysqlServer } from './database/data-source-options.js';
@@ -15,6 +17,7 @@ import { Document } from './documents/entities/document.entity.js';
 import { ProjectMember } from './projects/entities/project-member.entity.js';
 import { Project } from './projects/entities/project.entity.js';
 import { OutboxEvent } from './events/entities/outbox-event.entity.js';
+import { Job } from './jobs/entities/job.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { DocumentCount } from './documents/entities/document-count.entity.js';
 import { NotificationCount } from './notifications/entities/notification-count.entity.js';
@@ -79,6 +82,9 @@ export const ENTITIES = [
   SavedSearchMatch,
   DocumentWatch,
   ProjectWatch,
+  Job,
+  DocumentContent,
+  DocumentPreview,
 ];
 export { MIGRATIONS };
 

@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { httpConfig } from '../config/configuration.js';
 import { DocumentsModule } from '../documents/documents.module.js';
 import { LegalHoldsModule } from '../legal-holds/legal-holds.module.js';
+import { JobsModule } from '../jobs/jobs.module.js';
 import { CliModule } from './cli.module.js';
 
 /** REQUEST_TIMEOUT_MS, which tells the file collector when an upload in flight is stale. */
@@ -16,5 +17,6 @@ class UploadDeadlineModule {}
  * documents feature with its file store, and legal holds (so the purge skips held documents).
  * No HTTP is served, no JWT keys are needed.
  */
-@Module({ imports: [CliModule, UploadDeadlineModule, DocumentsModule, LegalHoldsModule] })
+// JobsModule: documents queue content extraction jobs when versions are added (CliModule has the clock).
+@Module({ imports: [CliModule, UploadDeadlineModule, JobsModule, DocumentsModule, LegalHoldsModule] })
 export class StorageCliModule {}

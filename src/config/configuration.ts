@@ -165,6 +165,22 @@ export const webhooksConfig = configNamespace('webhooks', (env) => ({
   allowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
 }));
 
+export const contentConfig = configNamespace('content', (env) => ({
+  /** Characters kept per version; the rest of a longer text is not indexed. */
+  maxChars: env.CONTENT_MAX_CHARS,
+  /** A PDF with more pages is too_large. */
+  maxPages: env.CONTENT_MAX_PAGES,
+  /** Longest extraction of one version; its tools are killed then and the version is failed. */
+  timeoutMs: env.CONTENT_TIMEOUT_SECONDS * 1000,
+  /** Bytes a DOCX/ODT may unpack to (more: failed, a zip bomb) and a text file may have (more: too_large). */
+  maxUncompressedBytes: env.CONTENT_MAX_UNCOMPRESSED_BYTES,
+  /** Extractions running at once in this instance (0: this instance extracts nothing). */
+  workers: env.CONTENT_WORKERS,
+  /** Undefined: on when tesseract is installed. */
+  ocrEnabled: env.OCR_ENABLED,
+  ocrLanguages: env.OCR_LANGUAGES,
+}));
+
 export const CONFIG_NAMESPACES = [
   appConfig,
   loggingConfig,
@@ -179,6 +195,7 @@ export const CONFIG_NAMESPACES = [
   notificationsConfig,
   governanceConfig,
   webhooksConfig,
+  contentConfig,
 ] as const;
 
 type Namespace = (typeof CONFIG_NAMESPACES)[number];
@@ -199,6 +216,7 @@ export type StorageConfig = ConfigType<typeof storageConfig>;
 export type NotificationsConfig = ConfigType<typeof notificationsConfig>;
 export type GovernanceConfig = ConfigType<typeof governanceConfig>;
 export type WebhooksConfig = ConfigType<typeof webhooksConfig>;
+export type ContentConfig = ConfigType<typeof contentConfig>;
 
 function assemble(value: (namespace: Namespace) => object): Configuration {
   return Object.fromEntries(CONFIG_NAMESPACES.map((ns) => [ns.namespace, value(ns)])) as Configuration;

@@ -222,6 +222,23 @@ export class EnvironmentVariables {
   @BooleanVariable() S3_FORCE_PATH_STYLE = false;
   @BooleanVariable() S3_PRESIGNED_DOWNLOADS = false;
 
+  // Content: text extraction, OCR and the job queue that runs them.
+  @IntegerVariable(0, 100_000_000) CONTENT_MAX_CHARS = 1_000_000;
+  @IntegerVariable(1, 100_000) CONTENT_MAX_PAGES = 1_000;
+  @IntegerVariable(1, 86_400) CONTENT_TIMEOUT_SECONDS = 120;
+  @IntegerVariable(1024, 16 * 1024 * 1024 * 1024) CONTENT_MAX_UNCOMPRESSED_BYTES = 256 * 1024 * 1024;
+  @IntegerVariable(0, 64) CONTENT_WORKERS = Math.max(1, Math.min(availableParallelism() - 1, 4));
+  /** Unset: on when the tesseract binary is found. */
+  @Expose()
+  @Transform(({ value }) =>
+    blank(value) ? undefined : ({ true: true, 1: true, false: false, 0: false }[String(value)] ?? value),
+  )
+  @IsOptional()
+  @IsBoolean({ message: 'OCR_ENABLED must be true or false, got "$value"' })
+  OCR_ENABLED?: boolean;
+  @StringVariable()
+  @Matches(/^[a-z_]{3,16}(\+[a-z_]{3,16})*$/, { message: 'OCR_LANGUAGES must look like eng or eng+deu' })
+  OCR_LANGUAGES = 'eng';
   // Notifications: e-mail delivery and live streams.
   @StringVariable()
   @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465' })

@@ -121,7 +121,9 @@ export class DocumentFilesController {
       'normalisation as the metadata update. The file is streamed to storage, never held whole in memory; its ' +
       'media type is detected from its bytes. New documents are draft at version 1. Allowed to contributors and ' +
       'managers of the project and to roles granting documents:create. The fields are checked before any byte of ' +
-      'the file is stored.',
+      'the file is stored. Its text is then read in the background (content.status pending → indexed, failed, ' +
+      'unsupported or too_large; OCR for images and scanned PDFs) and becomes searchable by q; PDFs and images ' +
+      'get previews (GET …/preview).',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateDocumentFormDto })
@@ -269,7 +271,9 @@ export class DocumentFilesController {
       'Send If-Match with the ETag you saw to be told (412) when someone changed the document first. Who may, ' +
       'the archived state and If-Match are checked before the file is received. While someone else holds the ' +
       "document's check-out lock the upload is 423 document_locked; the holder may send ?unlock=true to release " +
-      'the lock with the new version.',
+      'the lock with the new version. ' +
+      "The new version's text is read in the background (content.status back to pending until then); search then " +
+      'matches the new text instead of the old.',
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response ("v<rowVersion>")' })

@@ -4,6 +4,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import { CONTENT_EXTRACTION_JOB, contentJobSubject } from '../content/content-jobs.js';
+import { JobRunner } from '../jobs/job-runner.js';
+import { JobsRepository } from '../jobs/jobs.repository.js';
 import type { StoredFileSource } from '../storage/file-reply.js';
 import { FileStore, type ByteRange, type DownloadHeaders, type StoredFileStream } from '../storage/file-store.js';
 import type { MultipartUpload } from '../storage/multipart-upload.js';
@@ -52,6 +55,8 @@ export class DocumentFilesService {
     private readonly policy: DocumentAccessPolicy,
     private readonly store: FileStore,
     private readonly storedFiles: StoredFiles,
+    private readonly jobs: JobsRepository,
+    private readonly jobRunner: JobRunner,
   ) {}
 
   /**
@@ -129,8 +134,10 @@ export class DocumentFilesService {
           },
         });
         await settle(tx);
+        await this.queueExtraction(tx, document.id, 1, now);
       }),
     );
+    this.jobRunner.wake(CONTENT_EXTRACTION_JOB);
     return document;
   }
 
@@ -158,7 +165,7 @@ export class DocumentFilesService {
    * Commits the uploaded file and moves the document to it as a new version, checking the rules
    * again on the row as locked (a change since the pre-check is 412 with If-Match).
    */
-  addVersion(
+  async addVersion(
     documentId: string,
     input: AddVersionDto,
     upload: MultipartUpload,
@@ -166,7 +173,7 @@ export class DocumentFilesService {
     ifMatch?: string,
     unlock = false,
   ): Promise<Document> {
-    return this.committed(upload, (settle) =>
+    const document = await this.committed(upload, (settle) =>
       this.writes.change(documentId, user, (found) => {
         const current = this.versionable(documentId, found, user, ifMatch);
         const next = current.currentVersion + 1;
@@ -178,7 +185,10 @@ export class DocumentFilesService {
         );
         return {
           current,
-          alsoInTx: settle,
+          alsoInTx: async (tx) => {
+            await settle(tx);
+            await this.queueExtraction(tx, current.id, next, new Date());
+          },
           change: {
             action: 'version_added',
             event: 'document.version_added',
@@ -199,6 +209,19 @@ export class DocumentFilesService {
           },
         };
       }),
+    );
+    this.jobRunner.wake(CONTENT_EXTRACTION_JOB);
+    return document;
+  }
+
+  /** Queues the reading of a new version's text (src/content), in the transaction that records the version. */
+  private async queueExtraction(tx: Tx, documentId: string, version: number, now: Date): Promise<void> {
+    await this.jobs.enqueue(
+      tx,
+      CONTENT_EXTRACTION_JOB,
+      contentJobSubject(documentId, version),
+      { documentId, version },
+      now,
     );
   }
 

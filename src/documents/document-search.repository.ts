@@ -148,13 +148,18 @@ function afterPosition(alias: string, sort: KeysetSort, after: DocumentListPosit
   ];
 }
 
-/** The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and digits only). */
+/**
+ * The MATCH operand: MariaDB BOOLEAN MODE "+w1 +w2*", FTS5 "\"w1\" \"w2\"*" (words are letters and
+ * digits only); a phrase item (words joined by spaces, see searchWords) is quoted and no prefix.
+ */
 export function fullTextQuery(dialect: SqlDialect, words: readonly string[]): string {
   const last = words.length - 1;
   return words
     .map((word, index) => {
-      const prefix = index === last ? '*' : '';
-      return dialect === 'mysql' ? `+${word}${prefix}` : `"${word.replaceAll('"', '""')}"${prefix}`;
+      const phrase = word.includes(' ');
+      const prefix = index === last && !phrase ? '*' : '';
+      if (dialect === 'sqlite') return `"${word.replaceAll('"', '""')}"${prefix}`;
+      return phrase ? `+"${word}"` : `+${word}${prefix}`;
     })
     .join(' ');
 }
@@ -405,7 +410,9 @@ export function documentTotalStatement(
 // FULLTEXT tokens naming its project and uploader (`scope`; migration DocumentSearchScope), so that
 // the MATCH itself can keep to what the caller may read instead of a join per match.
 
-const SEARCH_MATCH = 'MATCH (s.title, s.description, s.fileName, s.tags, s.scope) AGAINST (? IN BOOLEAN MODE)';
+// s.content: the current version's extracted text (src/content).
+const SEARCH_MATCH =
+  'MATCH (s.title, s.description, s.fileName, s.tags, s.scope, s.content) AGAINST (? IN BOOLEAN MODE)';
 
 /**
  * The tokens are used while the documents they name are few (at most this many projects and, by the

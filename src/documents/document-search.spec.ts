@@ -10,6 +10,7 @@ describe('searchWords', () => {
     expect(searchWords('  a supplier-contract, of 2026 x')).toEqual(['supplier', 'contract', '2026', 'x']);
     expect(searchWords('Ｆｕｌｌ width')).toEqual(['Full', 'width']);
     expect(searchWords('!!')).toEqual([]);
+    expect(searchWords('"supplier contract" of "q3" "open')).toEqual(['supplier contract', 'open']);
   });
 });
 
@@ -17,6 +18,8 @@ describe('fullTextQuery', () => {
   it('writes every word as required and the last as a prefix', () => {
     expect(fullTextQuery('mysql', ['supplier', 'contr'])).toBe('+supplier +contr*');
     expect(fullTextQuery('sqlite', ['supplier', 'contr'])).toBe('"supplier" "contr"*');
+    expect(fullTextQuery('mysql', ['deliver', 'supplier contract'])).toBe('+deliver +"supplier contract"');
+    expect(fullTextQuery('sqlite', ['supplier contract'])).toBe('"supplier contract"');
   });
 });
 

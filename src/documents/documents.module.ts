@@ -5,7 +5,8 @@ import { EventsModule } from '../events/events.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { SchedulingModule } from '../scheduling/scheduling.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
-import { STORED_FILE_REFERENCES } from '../storage/stored-files.js';
+import { FileStore } from '../storage/file-store.js';
+import { STORED_FILE_REFERENCES, StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentCounts } from './document-counts.repository.js';
 import { DocumentFilesController } from './document-files.controller.js';
@@ -45,6 +46,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     // Document versions are what name stored files: the collector asks them before removing one.
     { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
+  // FileStore, StoredFiles: content extraction reads the versions' files and stores their previews.
   exports: [
     DocumentParticipants,
     DocumentTrashService,
@@ -53,6 +55,8 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentWrites,
     DocumentAccessPolicy,
     DocumentFilesService,
+    FileStore,
+    StoredFiles,
   ],
 })
 export class DocumentsModule {}

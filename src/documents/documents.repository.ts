@@ -1,3 +1,4 @@
+import { DocumentPreview } from '../content/entities/document-preview.entity.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, Not, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
@@ -153,7 +154,7 @@ export class DocumentsRepository {
     };
   }
 
-  /** Those of `hashes` no document version references. */
+  /** Those of `hashes` no document version (nor a version's preview, src/content) references. */
   async unreferencedHashes(
     hashes: readonly string[],
     manager: EntityManager = this.dataSource.manager,
@@ -164,7 +165,12 @@ export class DocumentsRepository {
       .select('DISTINCT v.sha256', 'sha256')
       .where({ sha256: In([...hashes]) })
       .getRawMany<{ sha256: string }>();
-    const kept = new Set(still.map((row) => row.sha256));
+    const previews = await manager
+      .createQueryBuilder(DocumentPreview, 'p')
+      .select('DISTINCT p.sha256', 'sha256')
+      .where({ sha256: In([...hashes]) })
+      .getRawMany<{ sha256: string }>();
+    const kept = new Set([...still, ...previews].map((row) => row.sha256));
     return hashes.filter((hash) => !kept.has(hash));
   }
 

@@ -35,10 +35,24 @@ export const DOCUMENT_TRANSITIONS: Record<DocumentStatus, Partial<Record<Documen
   archived: { draft: 'publish' },
 };
 
-/** Words of a search: runs of letters and digits; all but the last need 3+ characters (InnoDB's minimum). */
+const WORDS = /[\p{L}\p{N}\p{M}]+/gu;
+
+/**
+ * Words of a search: runs of letters and digits; all but the last need 3+ characters (InnoDB's
+ * minimum). Words in double quotes stay together as one phrase item ("w1 w2", words joined by a
+ * space), matched as a phrase; a phrase is never a prefix.
+ */
 export function searchWords(q: string): string[] {
-  const words = q.normalize('NFKC').match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
-  return words.filter((word, index) => index === words.length - 1 || Array.from(word).length >= 3);
+  const items: string[] = [];
+  const parts = q.normalize('NFKC').split('"');
+  parts.forEach((part, index) => {
+    const words = part.match(WORDS) ?? [];
+    // Odd parts are inside quotes (an unclosed quote runs to the end).
+    if (index % 2 === 1 && words.length > 1) items.push(words.join(' '));
+    else items.push(...words);
+  });
+  const last = items.length - 1;
+  return items.filter((item, index) => item.includes(' ') || index === last || Array.from(item).length >= 3);
 }
 
 export interface DocumentPage {

@@ -25,6 +25,7 @@ import { DocumentComments1763800000080 } from './1763800000080-DocumentComments.
 import { PendingFiles1763800000090 } from './1763800000090-PendingFiles.js';
 import { JobLeases1763800000095 } from './1763800000095-JobLeases.js';
 import { DocumentCounts1763800000110 } from './1763800000110-DocumentCounts.js';
+import { ContentExtraction1763800000120 } from './1763800000120-ContentExtraction.js';
 import { ReviewsLocksShares1763800000130 } from './1763800000130-ReviewsLocksShares.js';
 import { AuditChain1763800000135 } from './1763800000135-AuditChain.js';
 import { LegalHolds1763800000136 } from './1763800000136-LegalHolds.js';
@@ -64,6 +65,7 @@ export const MIGRATIONS = [
   PendingFiles1763800000090,
   JobLeases1763800000095,
   DocumentCounts1763800000110,
+  ContentExtraction1763800000120,
   ReviewsLocksShares1763800000130,
   AuditChain1763800000135,
   LegalHolds1763800000136,

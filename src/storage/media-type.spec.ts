@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectMediaType, FALLBACK_MEDIA_TYPE, normalizeMediaType } from './media-type.js';
+import { detectMediaType, FALLBACK_MEDIA_TYPE, normalizeMediaType, textWithByteOrderMark } from './media-type.js';
 
 // A complete 1×1 PNG and the start of a PDF: real magic numbers, not stand-ins.
 const PNG = Buffer.from(
@@ -55,5 +55,22 @@ describe('normalizeMediaType (RFC 6838 syntax)', () => {
     ['tëxt/plain', undefined],
   ])('%j', (value, expected) => {
     expect(normalizeMediaType(value)).toBe(expected);
+  });
+});
+
+describe('text with a byte order mark', () => {
+  const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+
+  it('is text/plain, not the audio/mpeg file-type takes a UTF-16LE mark for', async () => {
+    await expect(detectMediaType(utf16le('Quarterly report: revenue grew.\r\n'))).resolves.toBe('text/plain');
+    await expect(detectMediaType(utf16le('a,b\n1,2\n'), 'text/csv; charset=utf-16')).resolves.toBe('text/csv');
+    await expect(
+      detectMediaType(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('hi', 'utf16le').swap16()])),
+    ).resolves.toBe('text/plain');
+  });
+
+  it('is not text when binary follows the mark', () => {
+    expect(textWithByteOrderMark(Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x01, 0x00]))).toBe(false);
+    expect(textWithByteOrderMark(Buffer.from('plain'))).toBe(false);
   });
 });

@@ -14,6 +14,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/http/route-access.js';
 import { DocumentLock } from '../../src/document-locks/entities/document-lock.entity.js';
+import { DocumentContent } from '../../src/content/entities/document-content.entity.js';
+import { DocumentPreview } from '../../src/content/entities/document-preview.entity.js';
 import { Role } from '../../src/users/entities/role.entity.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
@@ -221,6 +223,8 @@ export const MATRIX: Row[] = [
   { method: 'GET', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
   { method: 'HEAD', route: '/api/documents/:documentId/content', rule: 'policy: document', expected: READERS },
   { method: 'GET', route: '/api/documents/:documentId/versions', rule: 'policy: document', expected: READERS },
+  { method: 'GET', route: '/api/documents/:documentId/text', rule: 'policy: document', expected: READERS },
+  { method: 'GET', route: '/api/documents/:documentId/preview', rule: 'policy: document', expected: READERS },
   {
     method: 'POST',
     route: '/api/documents/:documentId/versions',
@@ -422,6 +426,20 @@ export const MATRIX: Row[] = [
   { method: 'POST', route: '/api/legal-holds', rule: 'legalHolds:manage', body: {}, expected: adminOnly(400) },
   { method: 'GET', route: '/api/legal-holds/:legalHoldId', rule: 'legalHolds:manage', expected: adminOnly(404) },
   { method: 'DELETE', route: '/api/legal-holds/:legalHoldId', rule: 'legalHolds:manage', expected: adminOnly(404) },
+  // documents:read and documents:update: the editor's role grants both.
+  {
+    method: 'GET',
+    route: '/api/admin/content',
+    rule: 'documents:read',
+    expected: [401, 403, 403, 403, 403, 403, 200, 200, 401],
+  },
+  {
+    method: 'POST',
+    route: '/api/admin/content/reindex',
+    rule: 'documents:update',
+    body: {},
+    expected: [401, 403, 403, 403, 403, 403, 202, 202, 401],
+  },
   // Last: it revokes the persona's token.
   { method: 'POST', route: '/api/auth/logout', rule: 'authenticated', expected: anyUser(204) },
 ];
@@ -611,6 +629,25 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
       [t.user('alice').id, projectId],
     );
     documentId = own.id;
+    // Its text, as extraction records it, so that GET …/text has something to serve.
+    await t.dataSource.getRepository(DocumentContent).insert({
+      documentId,
+      version: 1,
+      status: 'indexed',
+      pages: 1,
+      characters: 4,
+      extractedAt: new Date(),
+      error: null,
+      text: 'Demo',
+    });
+    // And a preview: any stored file serves for the statuses (here the document's own).
+    const [{ sha256, fileSize }] = await t.dataSource.query<{ sha256: string; fileSize: number }[]>(
+      'SELECT sha256, fileSize FROM documents WHERE id = ?',
+      [documentId],
+    );
+    await t.dataSource
+      .getRepository(DocumentPreview)
+      .insert({ documentId, version: 1, size: 'small', sha256, bytes: fileSize });
     const users = t.app.get(UsersService);
     const addUser = async (username: string, roleNames: string[]) =>
       (

@@ -118,6 +118,7 @@ export async function addDocument(t: TestApp, fixture: DocumentFixture): Promise
 
 /** Every field of a document in a response, sorted. */
 export const DOCUMENT_FIELDS = [
+  'content',
   'createdAt',
   'currentVersion',
   'description',
@@ -219,6 +220,8 @@ export function documentUpdateSuite(kind: DatabaseKind) {
     createdAt: document.createdAt.toISOString(),
     updatedAt: document.updatedAt.toISOString(),
     sha256: document.sha256,
+    // Seeded documents are never queued for extraction (src/content): their content stays pending.
+    content: { status: 'pending', pages: null, characters: null, extractedAt: null, error: null },
   });
 
   return { state, api, put, history, row, historyCount, rowVersion, snapshot, asJson };

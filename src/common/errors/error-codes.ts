@@ -46,6 +46,8 @@ export const ERROR_STATUS = {
   file_unavailable: 500,
   service_unavailable: 503,
   version_not_found: 404,
+  content_not_available: 404,
+  preview_not_available: 404,
   range_not_satisfiable: 416,
   insufficient_storage: 507,
   document_locked: 423,

@@ -44,6 +44,10 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
     'The document is under the legal hold "Smith v. Acme" (4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b): it cannot be deleted, purged or retained away until the hold is released.',
   document_archived: 'The document is archived; move it back to draft before changing it.',
   version_not_found: 'The document has no version 4; its current version is 3.',
+  content_not_available:
+    'No text of version 2 of document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f is available (processing).',
+  preview_not_available:
+    'No preview of version 2 of document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f is available (pending).',
   range_not_satisfiable: 'The range starts past the end of the file (2048 bytes).',
   last_manager: 'A project keeps at least one manager; make another member manager first.',
   precondition_failed: 'If-Match does not match the document\'s current ETag "v7"; fetch it again and retry.',

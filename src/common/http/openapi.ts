@@ -117,7 +117,8 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         if (status === '412') headers.ETag = headerRef('ETag');
         // File content carries the strong ETag of its bytes (200, 206, 416, and the 304 of If-None-Match);
         // so do share links (/s/{token}), their HTML page included.
-        if ((path.endsWith('/content') || path.startsWith('/s/')) && ['200', '206', '304', '416'].includes(status))
+        const fileContent = path.startsWith('/api/documents/') && path.endsWith('/content');
+        if ((fileContent || path.startsWith('/s/')) && ['200', '206', '304', '416'].includes(status))
           headers.ETag = headerRef('ETag');
         for (const header of Object.values(headers) as Json[]) {
           const schema = header.schema as Json | undefined;

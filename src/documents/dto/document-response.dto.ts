@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ContentStateDto, DocumentMatchDto } from '../../content/dto/content-state.dto.js';
 import { DOCUMENT_LIMITS } from './update-document.dto.js';
 import { DOCUMENT_STATUSES, type Document } from '../entities/document.entity.js';
 
@@ -87,6 +88,17 @@ export class DocumentDto {
       'document migrated from before files were stored.',
   })
   sha256: string | null;
+
+  // Both filled in by the content feature (ContentAnswersInterceptor) on every answer of /api/documents.
+  @ApiProperty({ type: ContentStateDto, description: 'Text extraction of the current version' })
+  content?: ContentStateDto;
+
+  @ApiPropertyOptional({
+    type: [DocumentMatchDto],
+    maxItems: 5,
+    description: 'Only in the results of a q search: the fields holding its words, each with a snippet.',
+  })
+  matches?: DocumentMatchDto[];
 
   static from(document: Document): DocumentDto {
     return {
