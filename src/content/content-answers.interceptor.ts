@@ -2,7 +2,7 @@ import { Injectable, type CallHandler, type ExecutionContext, type NestIntercept
 import type { FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { searchWords } from '../documents/documents.service.js';
-import { contentJobSubject } from './content-jobs.js';
+import { contentJobSubject } from '../jobs/content-extraction-job.js';
 import { ContentService } from './content.service.js';
 import { ContentStateDto, type DocumentMatchDto, type MatchField } from './dto/content-state.dto.js';
 import { snippet } from './snippets.js';

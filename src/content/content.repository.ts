@@ -4,7 +4,7 @@ import type { Tx } from '../database/transactions.js';
 import { DocumentVersion } from '../documents/entities/document-version.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
 import { JobsRepository } from '../jobs/jobs.repository.js';
-import { CONTENT_EXTRACTION_JOB, contentJobSubject } from './content-jobs.js';
+import { CONTENT_EXTRACTION_JOB, contentJobSubject } from '../jobs/content-extraction-job.js';
 import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';
 import { DocumentPreview, type PreviewSize } from './entities/document-preview.entity.js';
 

@@ -11,7 +11,11 @@ import { DocumentsService } from '../documents/documents.service.js';
 import { FileStore } from '../storage/file-store.js';
 import { StoredFiles, type FileReservation } from '../storage/stored-files.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import { CONTENT_EXTRACTION_JOB, contentJobSubject, type ContentExtractionPayload } from './content-jobs.js';
+import {
+  CONTENT_EXTRACTION_JOB,
+  contentJobSubject,
+  type ContentExtractionPayload,
+} from '../jobs/content-extraction-job.js';
 import { ContentReindex } from './content-reindex.js';
 import { ContentRepository, type ReindexFilter, type VersionKey } from './content.repository.js';
 import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import type { ConfigType } from '@nestjs/config';
 import { contentConfig } from '../config/configuration.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import { CONTENT_EXTRACTION_JOB, type ContentExtractionPayload } from './content-jobs.js';
+import { CONTENT_EXTRACTION_JOB, type ContentExtractionPayload } from '../jobs/content-extraction-job.js';
 import { ContentService } from './content.service.js';
 import { toolAvailable } from './extractors/processes.js';
 

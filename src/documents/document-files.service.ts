@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import { CONTENT_EXTRACTION_JOB, contentJobSubject } from '../content/content-jobs.js';
+import { CONTENT_EXTRACTION_JOB, contentJobSubject } from '../jobs/content-extraction-job.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { JobsRepository } from '../jobs/jobs.repository.js';
 import type { StoredFileSource } from '../storage/file-reply.js';

@@ -8,6 +8,13 @@ import { LegalHoldDocument } from './entities/legal-hold-document.entity.js';
 import { LegalHold } from './entities/legal-hold.entity.js';
 
 /** A held document as a hold's listing shows it. */
+/** A hold with (the first of) the documents it covers. */
+export interface HoldWithDocuments {
+  hold: LegalHold;
+  documents: HeldDocument[];
+  documentCount: number;
+}
+
 export interface HeldDocument {
   id: string;
   title: string;

@@ -9,16 +9,10 @@ import { Transactions, type Tx } from '../database/transactions.js';
 import { DocumentWriteGuards } from '../documents/document-write-guards.js';
 import type { CreateLegalHoldDto } from './dto/legal-hold.dto.js';
 import { LegalHold } from './entities/legal-hold.entity.js';
-import { LegalHoldsRepository, type CoveringHold, type HeldDocument } from './legal-holds.repository.js';
+import { LegalHoldsRepository, type CoveringHold, type HoldWithDocuments } from './legal-holds.repository.js';
 
 /** Documents a hold's answer lists at most (documentCount says how many it covers). */
 export const HOLD_DOCUMENTS_LISTED = 1_000;
-
-export interface HoldWithDocuments {
-  hold: LegalHold;
-  documents: HeldDocument[];
-  documentCount: number;
-}
 
 /**
  * Legal holds: the one place that decides whether a document may be removed. Registered as a

@@ -8,7 +8,7 @@ import {
   TextLength,
 } from '../../common/validation/text.validators.js';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
-import type { HoldWithDocuments } from '../legal-holds.service.js';
+import type { HoldWithDocuments } from '../legal-holds.repository.js';
 
 export const HOLD_DOCUMENT_IDS_MAX = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,4 +1,4 @@
-/** The job kind of a version's extraction, and its payload (queued by documents, run by ContentWorker). */
+/** The job kind of a version's extraction (queued by documents with the version, run by ContentWorker). */
 export const CONTENT_EXTRACTION_JOB = 'content.extract';
 
 export interface ContentExtractionPayload {
