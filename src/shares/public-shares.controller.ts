@@ -117,9 +117,15 @@ export class PublicSharesController {
       return;
     }
     // Never a redirect: the link's own headers (noindex, no-referrer) must reach the client.
-    await sendStoredFile(this.files.contentSource(content.version, { presigned: false }), content.version, request, reply, {
-      withBody: request.method === 'GET',
-      headers: { ...LINK_HEADERS, 'cache-control': 'private, no-store' },
-    });
+    await sendStoredFile(
+      this.files.contentSource(content.version, { presigned: false }),
+      content.version,
+      request,
+      reply,
+      {
+        withBody: request.method === 'GET',
+        headers: { ...LINK_HEADERS, 'cache-control': 'private, no-store' },
+      },
+    );
   }
 }

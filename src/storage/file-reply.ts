@@ -68,10 +68,14 @@ export async function sendStoredFile(
       : { kind: 'whole' as const };
   if (range.kind === 'unsatisfiable') {
     await source.check();
-    throw new ApiError('range_not_satisfiable', `The file has ${size} bytes; ask for a range that starts within them.`, {
-      ...common,
-      'content-range': contentRange(range, size)!,
-    });
+    throw new ApiError(
+      'range_not_satisfiable',
+      `The file has ${size} bytes; ask for a range that starts within them.`,
+      {
+        ...common,
+        'content-range': contentRange(range, size)!,
+      },
+    );
   }
   const disposition = contentDisposition(described.fileName);
   const url = withBody
