@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { Public } from '../common/http/route-access.js';
 import type { UsersService } from '../users/users.service.js';
+import type { AccessTokens } from './access-tokens.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 
 class Undeclared {
@@ -22,7 +23,7 @@ function contextFor(controller: new () => { handler(): void }): ExecutionContext
 }
 
 describe('JwtAuthGuard', () => {
-  const guard = new JwtAuthGuard(new Reflector(), {} as UsersService);
+  const guard = new JwtAuthGuard(new Reflector(), {} as AccessTokens, {} as UsersService);
 
   it('refuses a route that declares no access rule (fail closed)', async () => {
     await expect(guard.canActivate(contextFor(Undeclared))).rejects.toMatchObject({ code: 'forbidden' });

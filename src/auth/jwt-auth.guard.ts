@@ -1,14 +1,15 @@
-import { Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
 import type { Permission } from '../common/authz/permission-catalogue.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
 import { UsersService } from '../users/users.service.js';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
-import { sessionUser, type TokenSession, type VerifiedToken } from './token-session.js';
+import { AccessTokens } from './access-tokens.js';
+import { sessionUser } from './token-session.js';
 
 interface AuthRequest {
+  headers: { authorization?: string };
   user?: AuthenticatedUser;
 }
 
@@ -19,19 +20,18 @@ interface AuthRequest {
  * catalogue permission. A route that declares no rule is refused: nothing slips past by omission.
  */
 @Injectable()
-export class JwtAuthGuard extends AuthGuard('jwt') {
+export class JwtAuthGuard implements CanActivate {
   private readonly logger = new Logger('Authorization');
   /** Route metadata is fixed once the app is built: read it once per handler, not on every request. */
   private readonly rules = new WeakMap<object, RouteAccess | null>();
 
   constructor(
     private readonly reflector: Reflector,
+    private readonly tokens: AccessTokens,
     private readonly users: UsersService,
-  ) {
-    super();
-  }
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = this.accessOf(context);
     if (!access) {
       this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no access rule`);
@@ -39,35 +39,13 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     }
     if (access.kind === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthRequest>();
-    const session = await this.verifiedSession(context, request);
-    const user = await this.authenticate(session);
+    const session = this.tokens.sessionOf(request.headers.authorization);
+    const user = sessionUser(session, await this.users.findAuthContext(session.userId));
     request.user = user;
-    if (access.kind === 'permission') {
-      if (!holds(user, access.permission)) {
-        throw new ApiError('forbidden', `This operation needs the ${access.permission} permission.`);
-      }
+    if (access.kind === 'permission' && !holds(user, access.permission)) {
+      throw new ApiError('forbidden', `This operation needs the ${access.permission} permission.`);
     }
     return true;
-  }
-
-  /** The bearer token's session, verified by passport-jwt (signature, issuer, audience, expiry). */
-  private async verifiedSession(context: ExecutionContext, request: AuthRequest): Promise<TokenSession> {
-    await super.canActivate(context);
-    // Passport put the verified token where the user goes (JwtStrategy.validate).
-    const verified = request.user as unknown as VerifiedToken;
-    request.user = undefined;
-    return verified.session;
-  }
-
-  private async authenticate(session: TokenSession): Promise<AuthenticatedUser> {
-    return sessionUser(session, await this.users.findAuthContext(session.userId));
-  }
-
-  override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {
-    // Auth failures arrive as ApiError; anything else (the database being down) keeps its own meaning.
-    if (error) throw error;
-    if (!user) throw new ApiError('unauthorized', describeTokenProblem(info));
-    return user;
   }
 
   private accessOf(context: ExecutionContext): RouteAccess | null {
@@ -85,14 +63,4 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
 function holds(user: AuthenticatedUser, permission: Permission): boolean {
   const [resource, action] = permission.split(':');
   return hasPermission(user, resource, action);
-}
-
-function describeTokenProblem(info: unknown): string {
-  const name = (info as { name?: string } | undefined)?.name;
-  const message = (info as { message?: string } | undefined)?.message ?? '';
-  if (name === 'TokenExpiredError') return 'The token has expired; log in again.';
-  if (name === 'NotBeforeError') return 'The token is not valid yet.';
-  if (message === 'No auth token')
-    return 'Send a bearer token: Authorization: Bearer <token> (from POST /api/auth/login).';
-  return 'The token is malformed, wrongly signed or not issued by this service.';
 }

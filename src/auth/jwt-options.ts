@@ -11,7 +11,7 @@ export interface TokenClaims {
 
 /**
  * One description of how tokens are signed and checked, fed to both JwtService (signing)
- * and the passport-jwt strategy (verifying), so the two can never drift apart.
+ * and AccessTokens (verifying), so the two can never drift apart.
  */
 export function jwtSettings(jwt: JwtConfig) {
   return {

@@ -9,15 +9,6 @@ export interface TokenSession {
 }
 
 /**
- * What passport-jwt hands the guard for a token it verified: the session and the token's `exp`
- * (seconds).
- */
-export interface VerifiedToken {
-  session: TokenSession;
-  expiresAt: number;
-}
-
-/**
  * The caller, if the session is live: the token's user exists, is active and still has the
  * token's version (logout, a password change or an administrator bumps it). Otherwise 401.
  */

@@ -32,11 +32,12 @@ export class DocumentWrites {
     { trashed = false } = {},
   ): Promise<Document> {
     return this.transactions.run(async (tx: Tx) => {
-      const found = await this.documents.find(documentId, user.id, { trashed, lock: true }, tx);
+      const found = await this.documents.findForChange(tx, documentId, user.id, trashed);
       const { current, change, alsoInTx } = decide(found);
       if (!change) return current;
       const planned = documentChange(current, user, change);
-      await this.documents.applyChange(tx, planned);
+      // decide() answers only for a document that was found.
+      await this.documents.applyChange(tx, planned, found!.participation);
       await alsoInTx?.(tx);
       return planned.document;
     });
