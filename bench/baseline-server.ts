@@ -332,7 +332,14 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
           // Whoever changes a document takes part in it from then on.
           ...(Number(row.callerTakesPart) === 1
             ? []
-            : [{ table: 'document_participants', columns: ['documentId', 'userId'], values: [row.id, caller.id], orIgnore: true }]),
+            : [
+                {
+                  table: 'document_participants',
+                  columns: ['documentId', 'userId'],
+                  values: [row.id, caller.id],
+                  orIgnore: true,
+                },
+              ]),
         ],
       );
       if (hit) {
