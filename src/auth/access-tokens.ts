@@ -24,7 +24,10 @@ export class AccessTokens {
   sessionOf(authorization: string | undefined): TokenSession {
     const token = BEARER.exec(authorization ?? '')?.[1];
     if (!token) {
-      throw new ApiError('unauthorized', 'Send a bearer token: Authorization: Bearer <token> (from POST /api/auth/login).');
+      throw new ApiError(
+        'unauthorized',
+        'Send a bearer token: Authorization: Bearer <token> (from POST /api/auth/login).',
+      );
     }
     let claims: TokenClaims;
     try {

@@ -53,7 +53,16 @@ export class NotificationDto {
   static from(
     notification: Pick<
       Notification,
-      'id' | 'userId' | 'subject' | 'message' | 'notificationType' | 'status' | 'readAt' | 'createdAt' | 'event' | 'documentId'
+      | 'id'
+      | 'userId'
+      | 'subject'
+      | 'message'
+      | 'notificationType'
+      | 'status'
+      | 'readAt'
+      | 'createdAt'
+      | 'event'
+      | 'documentId'
     >,
   ): NotificationDto {
     return {
