@@ -243,11 +243,5 @@ function participantExists(condition: string): string {
 
 /** One row as given: the row's values are all known, so nothing is read back after the INSERT. */
 async function insertRow<T extends ObjectLiteral>(tx: Tx, entity: EntityTarget<T>, row: T): Promise<void> {
-  await tx
-    .createQueryBuilder()
-    .insert()
-    .into(entity)
-    .values(row as QueryDeepPartialEntity<T>)
-    .updateEntity(false)
-    .execute();
+  await tx.createQueryBuilder().insert().into(entity).values(row).updateEntity(false).execute();
 }

@@ -95,7 +95,7 @@ export class UsersRepository {
       id: rows[0].id,
       username,
       isActive: Boolean(isActive),
-      tokenVersion: Number(tokenVersion),
+      tokenVersion,
       roles: rows
         .filter((row) => row.roleName !== null)
         .map((row) => ({ name: row.roleName!, permissions: JSON.parse(row.permissions!) as RolePermissions })),
