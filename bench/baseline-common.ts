@@ -37,10 +37,15 @@ export interface Db {
    * it hit. MySQL: one round trip (START TRANSACTION; UPDATE; INSERT ... WHERE ROW_COUNT() = 1; ...;
    * COMMIT); SQLite: one synchronous better-sqlite3 transaction.
    */
-  updateWithInserts(
-    update: Statement,
-    inserts: { table: string; columns: readonly string[]; values: Value[] }[],
-  ): Promise<boolean>;
+  updateWithInserts(update: Statement, inserts: RowInsert[]): Promise<boolean>;
+}
+
+/** A row inserted after the UPDATE; `orIgnore`: a duplicate key is no error (nothing is inserted). */
+export interface RowInsert {
+  table: string;
+  columns: readonly string[];
+  values: Value[];
+  orIgnore?: boolean;
 }
 
 function mysqlDb(url: URL): Db {
@@ -100,8 +105,9 @@ function mysqlDb(url: URL): Db {
         'START TRANSACTION',
         update[0],
         ...inserts.map(
-          ({ table, columns }) =>
-            `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.map(() => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1`,
+          ({ table, columns, orIgnore }) =>
+            `INSERT${orIgnore ? ' IGNORE' : ''} INTO ${table} (${columns.join(', ')}) ` +
+            `SELECT ${columns.map(() => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1`,
         ),
         'COMMIT',
       ].join(';\n');
@@ -158,8 +164,8 @@ function sqliteDb(path: string): Db {
       runAll.immediate(statements);
     },
     async updateWithInserts(update, inserts) {
-      const statements = inserts.map(({ table, columns, values }): Statement => [
-        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      const statements = inserts.map(({ table, columns, values, orIgnore }): Statement => [
+        `INSERT${orIgnore ? ' OR IGNORE' : ''} INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
         values,
       ]);
       return write.immediate(update, statements);

@@ -183,6 +183,7 @@ interface DocumentRow {
   updatedAt: string;
   sha256: string | null;
   othersTakePart: number | string | null;
+  callerTakesPart: number | string;
 }
 
 interface UpdateBody {
@@ -195,18 +196,17 @@ interface UpdateBody {
 const EDITABLE = ['title', 'description', 'tags', 'metadata'] as const;
 
 /**
- * The live document with the caller's project role, and whether anyone besides the caller takes
- * part in it (its uploader, history authors, version uploaders: the update event's recipients; the
- * conditional UPDATE keeps it true at write; the history's authors as two ranges of its
- * (documentId, changedBy) index: two seeks). Parameters: caller id (5 times), document id.
+ * The live document with the caller's project role, whether anyone besides the caller takes part in
+ * it (its uploader or a document_participants row: the update event's recipients) and whether the
+ * caller already does. Parameters: caller id (4 times), document id.
  */
 const DOCUMENT_FOR_UPDATE_SQL =
   'SELECT pm.role AS callerProjectRole, d.id, d.projectId, d.documentTypeId, d.title, d.description, d.fileName, ' +
   'd.fileSize, d.mimeType, d.currentVersion, d.status, d.tags, d.metadata, d.uploadedBy, d.rowVersion, ' +
   'd.createdAt, d.updatedAt, d.sha256, ' +
-  '(d.uploadedBy <> ? OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy < ?) ' +
-  'OR EXISTS (SELECT 1 FROM document_history h WHERE h.documentId = d.id AND h.changedBy > ?) ' +
-  'OR EXISTS (SELECT 1 FROM document_versions v WHERE v.documentId = d.id AND v.uploadedBy <> ?)) AS othersTakePart ' +
+  '(d.uploadedBy <> ? OR EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND p.userId <> ?)) ' +
+  'AS othersTakePart, ' +
+  'EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND p.userId = ?) AS callerTakesPart ' +
   'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
   'WHERE d.id = ? AND d.deletedAt IS NULL';
 
@@ -249,7 +249,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
     const documentId = request.params.documentId.toLowerCase();
     const body = request.body ?? {};
     for (let attempt = 1; ; attempt++) {
-      const [row] = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [...Array(5).fill(caller.id), documentId]);
+      const [row] = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [...Array(4).fill(caller.id), documentId]);
       const role = row?.callerProjectRole ?? null;
       if (!row || (role === null && row.uploadedBy !== caller.id && !holds(caller, 'documents', 'read'))) {
         throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
@@ -329,6 +329,17 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
               Number(row.othersTakePart) === 1 ? null : updatedAt,
             ],
           },
+          // Whoever changes a document takes part in it from then on.
+          ...(Number(row.callerTakesPart) === 1
+            ? []
+            : [
+                {
+                  table: 'document_participants',
+                  columns: ['documentId', 'userId'],
+                  values: [row.id, caller.id],
+                  orIgnore: true,
+                },
+              ]),
         ],
       );
       if (hit) {

@@ -41,6 +41,7 @@ export const DOCUMENT_COLUMNS = [
   'createdAt',
   'updatedAt',
 ];
+export const PARTICIPANT_COLUMNS = ['documentId', 'userId'];
 export const NOTIFICATION_COLUMNS = [
   'id',
   'userId',
@@ -259,6 +260,11 @@ export function* documentRows(plan: DataPlan): Generator<Row> {
       sqlDate(created + Math.floor(random() * 10 * DAY)),
     ];
   }
+}
+
+/** Each document's uploader takes part in it, as the upload writes (document_participants). */
+export function* participantRows(plan: DataPlan): Generator<Row> {
+  for (let j = 0; j < plan.config.documents; j++) yield [documentId(j), userId(documentOwner(plan, j))];
 }
 
 /**

@@ -5,6 +5,7 @@ import { appDataSourceOptions } from '../src/data-source.js';
 import type { BenchConfig } from './config.js';
 import {
   DOCUMENT_COLUMNS,
+  PARTICIPANT_COLUMNS,
   DOCUMENT_TYPE_COLUMNS,
   NOTIFICATION_COLUMNS,
   PROJECT_COLUMNS,
@@ -13,6 +14,7 @@ import {
   USER_COLUMNS,
   USER_ROLE_COLUMNS,
   documentRows,
+  participantRows,
   documentTypeRows,
   notificationRows,
   projectMemberRows,
@@ -207,6 +209,11 @@ export async function loadMysqlBase(config: BenchConfig, plan: DataPlan, times: 
         label: 'documents',
       }),
     );
+    await bulkInsertMysql(connection, 'document_participants', PARTICIPANT_COLUMNS, participantRows(plan), {
+      batch,
+      total: config.documents,
+      label: 'document_participants',
+    });
   } finally {
     await connection.end();
   }

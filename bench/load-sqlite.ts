@@ -6,6 +6,7 @@ import { appDataSourceOptions } from '../src/data-source.js';
 import type { BenchConfig } from './config.js';
 import {
   DOCUMENT_COLUMNS,
+  PARTICIPANT_COLUMNS,
   DOCUMENT_TYPE_COLUMNS,
   NOTIFICATION_COLUMNS,
   PROJECT_COLUMNS,
@@ -14,6 +15,7 @@ import {
   USER_COLUMNS,
   USER_ROLE_COLUMNS,
   documentRows,
+  participantRows,
   documentTypeRows,
   notificationRows,
   projectMemberRows,
@@ -128,6 +130,14 @@ export function loadSqlite(config: BenchConfig, plan: DataPlan, times: LoadTimes
       'documents',
       config.documents,
       bulkInsertSqlite(db, 'documents', DOCUMENT_COLUMNS, documentRows(plan), config.documents, 'documents'),
+    );
+    bulkInsertSqlite(
+      db,
+      'document_participants',
+      PARTICIPANT_COLUMNS,
+      participantRows(plan),
+      config.documents,
+      'document_participants',
     );
     for (const stage of [1, 2] as const) {
       const total = stage === 1 ? plan.stage1Total : plan.stage2Total;

@@ -1,12 +1,9 @@
 import fastifyMultipart from '@fastify/multipart';
-import { Reflector } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { ConnectionDraining } from './common/http/draining.js';
 import { InFlightRequests } from './common/http/in-flight-requests.js';
 import { setupOpenApi } from './common/http/openapi.js';
-import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor.js';
-import { Transactions } from './database/transactions.js';
 import { invalidBody, invalidQuery, rejectBeforeBody } from './common/http/request-guards.js';
 import { enforceRequestDeadline } from './common/http/request-deadline.js';
 import { createSecurityHeaders } from './common/http/security-headers.js';
@@ -55,7 +52,6 @@ export async function configureApp(app: NestFastifyApplication, config: HttpConf
   });
 
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new IdempotencyInterceptor(app.get(Reflector), app.get(Transactions)));
   app.useGlobalFilters(new AllExceptionsFilter());
   setupOpenApi(app);
   return draining;

@@ -51,6 +51,8 @@ export function buildDataSourceOptions(
       waitForConnections: true,
       queueLimit: 500,
       enableKeepAlive: true,
+      // No call-site stack captured on every query: errors are logged without stacks anyway.
+      trace: false,
     },
   };
 }

@@ -118,3 +118,10 @@ export function stale(current: Pick<Document, 'rowVersion'>): ApiError {
 export function checkIfMatch(ifMatch: string | undefined, document: Pick<Document, 'rowVersion'>): void {
   if (ifMatch !== undefined && !ifMatchSatisfied(ifMatch, document)) throw stale(document);
 }
+
+/** An archived document's metadata and files stay as they are until it is moved back to draft. */
+export function refuseArchived(document: Pick<Document, 'status'>): void {
+  if (document.status === 'archived') {
+    throw new ApiError('document_archived', 'The document is archived; move it back to draft to change it.');
+  }
+}

@@ -36,12 +36,13 @@ export class DocumentWrites {
     { trashed = false } = {},
   ): Promise<Document> {
     return this.transactions.run(async (tx: Tx) => {
-      const found = await this.documents.find(documentId, user.id, { trashed, lock: true }, tx);
+      const found = await this.documents.findForChange(tx, documentId, user.id, trashed);
       const { current, change, alsoInTx } = await decide(found, tx);
       if (!change) return current;
       await this.guards.beforeChange(tx, current, change, user);
       const planned = documentChange(current, user, change);
-      await this.documents.applyChange(tx, planned);
+      // decide() answers only for a document that was found.
+      await this.documents.applyChange(tx, planned, found!.participation);
       await alsoInTx?.(tx);
       return planned.document;
     });

@@ -1,6 +1,15 @@
 import { DocumentPreview } from '../content/entities/document-preview.entity.js';
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, IsNull, Not, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import {
+  DataSource,
+  In,
+  IsNull,
+  Not,
+  type EntityManager,
+  type EntityTarget,
+  type ObjectLiteral,
+  type QueryDeepPartialEntity,
+} from 'typeorm';
 import { ApiError } from '../common/errors/error-codes.js';
 import type { Tx } from '../database/transactions.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
@@ -17,6 +26,16 @@ import { Document } from './entities/document.entity.js';
 export interface DocumentWithAccess {
   document: Document;
   projectRole: ProjectRole | null;
+}
+
+/** Who takes part in a document besides the viewer, and whether the viewer already does. */
+export interface Participation {
+  others: boolean;
+  viewer: boolean;
+}
+
+export interface DocumentForChange extends DocumentWithAccess {
+  participation: Participation;
 }
 
 export interface FindOptions {
@@ -46,33 +65,59 @@ export class DocumentsRepository {
     { trashed = false, lock = false }: FindOptions = {},
     manager: EntityManager = this.dataSource.manager,
   ): Promise<DocumentWithAccess | null> {
-    const query = manager
+    const query = this.withAccess(manager, id, viewerId, trashed);
+    if (lock && this.locks) query.setLock('pessimistic_write');
+    const { entities, raw } = await query.getRawAndEntities<{ callerProjectRole: unknown }>();
+    if (entities.length === 0) return null;
+    return { document: entities[0], projectRole: projectRoleOf(raw[0].callerProjectRole) };
+  }
+
+  /**
+   * The document about to change, locked until the transaction ends (MySQL/MariaDB; SQLite has one
+   * writer), with the viewer's project role and who takes part in it, in one statement.
+   */
+  async findForChange(tx: Tx, id: string, viewerId: string, trashed: boolean): Promise<DocumentForChange | null> {
+    const query = this.withAccess(tx, id, viewerId, trashed)
+      .addSelect(participantExists('p.userId <> :viewerId'), 'othersTakePart')
+      .addSelect(participantExists('p.userId = :viewerId'), 'viewerTakesPart');
+    if (this.locks) query.setLock('pessimistic_write');
+    const { entities, raw } = await query.getRawAndEntities<{
+      callerProjectRole: unknown;
+      othersTakePart: number | string;
+      viewerTakesPart: number | string;
+    }>();
+    if (entities.length === 0) return null;
+    const [row] = raw;
+    return {
+      document: entities[0],
+      projectRole: projectRoleOf(row.callerProjectRole),
+      participation: { others: Number(row.othersTakePart) === 1, viewer: Number(row.viewerTakesPart) === 1 },
+    };
+  }
+
+  private withAccess(manager: EntityManager, id: string, viewerId: string, trashed: boolean) {
+    return manager
       .getRepository(Document)
       .createQueryBuilder('d')
       .leftJoin(ProjectMember, 'pm', 'pm.projectId = d.projectId AND pm.userId = :viewerId', { viewerId })
       .addSelect('pm.role', 'callerProjectRole')
       .where('d.id = :id', { id })
       .andWhere(trashed ? 'd.deletedAt IS NOT NULL' : 'd.deletedAt IS NULL');
-    if (lock && this.locks) query.setLock('pessimistic_write');
-    const { entities, raw } = await query.getRawAndEntities<{ callerProjectRole: unknown }>();
-    if (entities.length === 0) return null;
-    const role = raw[0].callerProjectRole;
-    return { document: entities[0], projectRole: isProjectRole(role) ? role : null };
   }
 
   /** A new document with its first version: the rows, its uploader as participant and the event. */
   async insert(tx: Tx, change: DocumentChange): Promise<void> {
-    await tx.insert(Document, change.document as QueryDeepPartialEntity<Document>);
+    await insertRow(tx, Document, change.document);
     await this.counts.move(tx, [{ before: null, after: change.document }]);
     // document.created is for the project's members (NotificationDispatcher), never stored as heard.
-    await this.recordChange(tx, change, false);
+    await this.recordChange(tx, change, { dispatched: false, newParticipant: true });
   }
 
   /**
    * Applies a change computed from `change.from`: the UPDATE lands only while the row still has
    * that rowVersion (409 otherwise), then its history row, version row, participant and event.
    */
-  async applyChange(tx: Tx, change: DocumentChange): Promise<void> {
+  async applyChange(tx: Tx, change: DocumentChange, participation: Participation): Promise<void> {
     const { from, values, document } = change;
     const result = await tx
       .createQueryBuilder()
@@ -90,10 +135,8 @@ export class DocumentsRepository {
     // `from` is the row as it was: the UPDATE landed only on its rowVersion.
     await this.counts.move(tx, [{ before: from, after: document }]);
     // Any other document event is for its participants but the actor: with none, nobody is to hear of it.
-    const othersTakePart =
-      from.uploadedBy !== change.history.changedBy ||
-      (await tx.existsBy(DocumentParticipant, { documentId: from.id, userId: Not(change.history.changedBy) }));
-    await this.recordChange(tx, change, !othersTakePart);
+    const othersTakePart = from.uploadedBy !== change.history.changedBy || participation.others;
+    await this.recordChange(tx, change, { dispatched: !othersTakePart, newParticipant: !participation.viewer });
   }
 
   /** Newest first, at most `limit` entries. */
@@ -186,22 +229,40 @@ export class DocumentsRepository {
     return rows.map((row) => ({ sha256: row.sha256, size: Number(row.size) }));
   }
 
-  /** The rows every change writes with the document: history, version, participant, event. */
+  /**
+   * The rows every change writes with the document: history, version, participant (whoever changes
+   * a document takes part in it from then on, see DocumentParticipants) and event.
+   */
   private async recordChange(
     tx: Tx,
     { history, version, event, document }: DocumentChange,
-    dispatched: boolean,
+    { dispatched, newParticipant }: { dispatched: boolean; newParticipant: boolean },
   ): Promise<void> {
-    await tx.insert(DocumentHistory, history as QueryDeepPartialEntity<DocumentHistory>);
-    if (version) await tx.insert(DocumentVersion, version);
-    // Whoever changes a document takes part in it from then on (DocumentParticipants).
-    await tx
-      .createQueryBuilder()
-      .insert()
-      .into(DocumentParticipant)
-      .values({ documentId: document.id, userId: history.changedBy })
-      .orIgnore()
-      .execute();
+    await insertRow(tx, DocumentHistory, history);
+    if (version) await insertRow(tx, DocumentVersion, version);
+    if (newParticipant) {
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(DocumentParticipant)
+        .values({ documentId: document.id, userId: history.changedBy })
+        .orIgnore()
+        .execute();
+    }
     await this.outbox.append(tx, event, document.updatedAt, { dispatched });
   }
+}
+
+function projectRoleOf(value: unknown): ProjectRole | null {
+  return isProjectRole(value) ? value : null;
+}
+
+/** Whether a participant of the document `d` matches `condition` (alias p). */
+function participantExists(condition: string): string {
+  return `EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND ${condition})`;
+}
+
+/** One row as given: the row's values are all known, so nothing is read back after the INSERT. */
+async function insertRow<T extends ObjectLiteral>(tx: Tx, entity: EntityTarget<T>, row: T): Promise<void> {
+  await tx.createQueryBuilder().insert().into(entity).values(row).updateEntity(false).execute();
 }

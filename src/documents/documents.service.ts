@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
-import { checkIfMatch } from './document-change.js';
+import { checkIfMatch, refuseArchived } from './document-change.js';
 import { decodeDocumentCursor, type DocumentCursor } from './document-cursor.js';
 import {
   DocumentSearchRepository,
@@ -67,13 +67,6 @@ export interface DocumentPage {
 /** Drops duplicates keeping the first occurrence (tags arrive already trimmed by the DTO). */
 export function normalizeTags(tags: string[]): string[] {
   return [...new Set(tags)];
-}
-
-/** An archived document's metadata and files stay as they are until it is moved back to draft. */
-export function refuseArchived(document: Pick<Document, 'status'>): void {
-  if (document.status === 'archived') {
-    throw new ApiError('document_archived', 'The document is archived; move it back to draft to change it.');
-  }
 }
 
 /** A document's metadata: list and search, read, update, history, and its review workflow. */

@@ -7,7 +7,7 @@ import { identityKey } from '../common/text/identity-key.js';
 import { Transactions } from '../database/transactions.js';
 import { User } from '../users/entities/user.entity.js';
 import { Notification, NOTIFICATION_STATUSES, NOTIFICATION_TYPES } from './entities/notification.entity.js';
-import { NotificationsRepository, type NotificationListFilters } from './notifications.repository.js';
+import { LISTED_COLUMNS, NotificationsRepository, type NotificationListFilters } from './notifications.repository.js';
 
 describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
   let dataSource: DataSource;
@@ -54,9 +54,11 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
       }),
     );
     await dataSource.getRepository(Notification).insert(rows);
-    mine = await dataSource
-      .getRepository(Notification)
-      .find({ where: { userId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    mine = await dataSource.getRepository(Notification).find({
+      select: Object.fromEntries(LISTED_COLUMNS.map((column) => [column, true])),
+      where: { userId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
   });
 
   afterAll(async () => {
@@ -78,7 +80,7 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
     { status: 'pending', type: 'email', unreadOnly: true },
   ];
 
-  it('pages newest first by OFFSET and after a position, exactly as TypeORM reads the rows', async () => {
+  it('pages newest first by OFFSET and after a position, exactly as TypeORM reads the listed columns', async () => {
     for (const filters of FILTERS) {
       const expected = matching(filters);
       await expect(repository.page(userId, filters, 4, 2)).resolves.toStrictEqual(expected.slice(2, 6));

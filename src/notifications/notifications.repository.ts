@@ -43,6 +43,23 @@ export interface UnreadCount {
 /** Below this offset a page is read straight off the index; from it on, ids first, then their rows. */
 export const DEFERRED_JOIN_FROM = 1000;
 
+/** The columns a listed notification shows (NotificationDto); the delivery bookkeeping stays unread. */
+export const LISTED_COLUMNS = [
+  'id',
+  'userId',
+  'subject',
+  'message',
+  'notificationType',
+  'status',
+  'readAt',
+  'createdAt',
+  'event',
+  'documentId',
+] as const satisfies readonly (keyof Notification)[];
+
+/** A notification as the list reads it. */
+export type ListedNotification = Pick<Notification, (typeof LISTED_COLUMNS)[number]>;
+
 /** Users per IN list (well under either database's parameter limit). */
 const IN_CHUNK = 500;
 
@@ -90,9 +107,13 @@ export class NotificationsRepository {
     take: number,
     offset: number,
     after?: NotificationCursor,
-  ): Promise<Notification[]> {
+  ): Promise<ListedNotification[]> {
     if (!after && offset < DEFERRED_JOIN_FROM) {
-      return this.ordered(userId, filters, after).skip(offset).take(take).getMany();
+      return this.ordered(userId, filters, after)
+        .select(LISTED_COLUMNS.map((column) => `n.${column}`))
+        .skip(offset)
+        .take(take)
+        .getMany();
     }
     const ids = await this.ordered(userId, filters, after)
       .select(['n.id', 'n.createdAt'])
@@ -100,9 +121,13 @@ export class NotificationsRepository {
       .limit(take)
       .getRawMany<{ n_id: string }>();
     if (ids.length === 0) return [];
-    const rows = await this.notifications.findBy({ id: In(ids.map((row) => row.n_id)) });
+    const rows = await this.notifications
+      .createQueryBuilder('n')
+      .select(LISTED_COLUMNS.map((column) => `n.${column}`))
+      .where({ id: In(ids.map((row) => row.n_id)) })
+      .getMany();
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((row) => byId.get(row.n_id)).filter((row): row is Notification => row !== undefined);
+    return ids.map((row) => byId.get(row.n_id)).filter((row) => row !== undefined);
   }
 
   /** The user's matching notifications in the list order (createdAt, id descending), after a position. */

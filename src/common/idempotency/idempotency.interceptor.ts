@@ -8,9 +8,11 @@ import { isUniqueViolation } from '../../database/database-errors.js';
 import { Transactions } from '../../database/transactions.js';
 import { ApiError } from '../errors/error-codes.js';
 import { IdempotencyKey } from './idempotency-key.entity.js';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT } from './idempotent.decorator.js';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Longest Idempotency-Key accepted; visible ASCII only. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 const inFlight = () =>
   new ApiError(
@@ -19,21 +21,21 @@ const inFlight = () =>
   );
 
 /**
- * Idempotency-Key on the routes marked `@Idempotent()`: the first answer per (user, key) is kept for
- * 24 h and given again to the same request; claimed in its own transaction before the handler runs.
+ * Idempotency-Key on the routes marked `@Idempotent()` (it is bound there, so no other route pays
+ * for it): the first answer per (user, key) is kept for 24 h and given again to the same request;
+ * claimed in its own transaction before the handler runs.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly now = () => new Date();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly transactions: Transactions,
-    private readonly now: () => Date = () => new Date(),
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (context.getType() !== 'http' || !this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())) {
-      return next.handle();
-    }
+    if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: { id?: string } }>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const key = request.headers['idempotency-key'];

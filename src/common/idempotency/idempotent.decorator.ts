@@ -1,11 +1,7 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiConflictResponse, ApiHeader, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { errorExamples } from '../errors/error-examples.js';
-
-export const IDEMPOTENT = Symbol('idempotent');
-
-/** Longest Idempotency-Key accepted; visible ASCII only. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 
 /**
  * Opts a creating POST into Idempotency-Key (IdempotencyInterceptor). Put it lowest on the handler:
@@ -13,7 +9,7 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  */
 export function Idempotent() {
   return applyDecorators(
-    SetMetadata(IDEMPOTENT, true),
+    UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,

@@ -50,7 +50,21 @@ export class NotificationDto {
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The document the event was about' })
   documentId: string | null;
 
-  static from(notification: Notification): NotificationDto {
+  static from(
+    notification: Pick<
+      Notification,
+      | 'id'
+      | 'userId'
+      | 'subject'
+      | 'message'
+      | 'notificationType'
+      | 'status'
+      | 'readAt'
+      | 'createdAt'
+      | 'event'
+      | 'documentId'
+    >,
+  ): NotificationDto {
     return {
       id: notification.id,
       userId: notification.userId,
