@@ -25,7 +25,7 @@ function isDocumentAnswer(value: unknown): value is DocumentAnswer {
 }
 
 /**
- * Adds to every document in an answer of /api/documents… its current version's `content` state,
+ * Adds to every document in an answer of /api/documents… (and of a saved search's run) its current version's `content` state,
  * and to each result of a `q` search its `matches` (where the words are, with snippets). Here
  * rather than in the documents feature, which answers the documents and knows nothing of content.
  */
@@ -36,7 +36,9 @@ export class ContentAnswersInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    if (!request.url.startsWith('/api/documents')) return next.handle();
+    if (!request.url.startsWith('/api/documents') && !request.url.startsWith('/api/saved-searches/')) {
+      return next.handle();
+    }
     const q = (request.query as { q?: unknown } | undefined)?.q;
     const isSearch = request.method === 'GET' && request.routeOptions.url === '/api/documents' && typeof q === 'string';
     return next.handle().pipe(mergeMap((body) => from(this.complete(body, isSearch ? searchWords(q) : undefined))));

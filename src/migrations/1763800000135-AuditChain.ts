@@ -30,10 +30,14 @@ export class AuditChain1763800000135 implements MigrationInterface {
         ],
       }),
     );
-    await queryRunner.query('INSERT INTO audit_chain_head (id, sequence, hash, at) VALUES (1, 0, ?, ?)', [
-      '0'.repeat(64),
-      '1970-01-01 00:00:00.000',
-    ]);
+    // The genesis head, once (a re-run after a failure half-way finds it there).
+    const [{ n }] = (await queryRunner.query('SELECT COUNT(*) AS n FROM audit_chain_head')) as { n: number | string }[];
+    if (Number(n) === 0) {
+      await queryRunner.query('INSERT INTO audit_chain_head (id, sequence, hash, at) VALUES (1, 0, ?, ?)', [
+        '0'.repeat(64),
+        '1970-01-01 00:00:00.000',
+      ]);
+    }
     await createCanonicalFormTriggers(queryRunner, { table: 'audit_chain_head', ids: [], timestamps: ['at'] });
   }
 

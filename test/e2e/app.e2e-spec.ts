@@ -110,7 +110,7 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
 
     const update = spec.paths['/api/documents/{documentId}'].put;
     expect(Object.keys(update.responses).sort()).toEqual(
-      ['200', '400', '401', '403', '404', '408', '409', '412', '413', '415', '500', '503'].sort(),
+      ['200', '400', '401', '403', '404', '408', '409', '412', '413', '415', '423', '500', '503'].sort(),
     );
     expect(update.security).toEqual([{ bearer: [] }]);
     expect(update.parameters.find((p: { name: string }) => p.name === 'documentId').schema.format).toBe('uuid');
