@@ -172,10 +172,10 @@ describe.each(databasesUnderTest())('share links on %s', (kind) => {
     expect((await openShare(t, token)).status).toBe(200);
     // Read from the table: the service's clock is fixed in the past, so the seeded inbox lists newer ones first.
     const told = await waitFor(async () => {
-      const found = (await t.dataSource.query(
+      const found = await t.dataSource.query<{ id: string }[]>(
         "SELECT id FROM notifications WHERE userId = ? AND event = 'share.accessed' AND notificationType = 'in_app'",
         [t.user('alice').id],
-      )) as { id: string }[];
+      );
       return found.length > 0 && found;
     }, 'the share.accessed notification');
     expect(told.length).toBeGreaterThanOrEqual(1);
