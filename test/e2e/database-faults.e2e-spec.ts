@@ -34,7 +34,9 @@ describe.runIf(enabled)('when MariaDB goes away', () => {
     await server.install();
     t = await createTestApp(
       'mysql',
-      { DB_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' },
+      // The request deadline comes first: a connection opened to the hung server (connectTimeout =
+      // DB_TIMEOUT_MS) must not give up before it, or that 503 would race the deadline's.
+      { DB_TIMEOUT_MS: '3000', REQUEST_TIMEOUT_MS: '2000' },
       { kind: 'mysql', url: server.url, drop: async () => undefined },
     );
     token = await t.login('alice');
