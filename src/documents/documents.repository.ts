@@ -28,9 +28,8 @@ export interface DocumentWithAccess {
   projectRole: ProjectRole | null;
 }
 
-/** Who takes part in a document besides the viewer, and whether the viewer already does. */
+/** Whether the viewer already takes part in the document. */
 export interface Participation {
-  others: boolean;
   viewer: boolean;
 }
 
@@ -74,16 +73,16 @@ export class DocumentsRepository {
 
   /**
    * The document about to change, locked until the transaction ends (MySQL/MariaDB; SQLite has one
-   * writer), with the viewer's project role and who takes part in it, in one statement.
+   * writer), with the viewer's project role and whether the viewer takes part in it, in one statement.
    */
   async findForChange(tx: Tx, id: string, viewerId: string, trashed: boolean): Promise<DocumentForChange | null> {
-    const query = this.withAccess(tx, id, viewerId, trashed)
-      .addSelect(participantExists('p.userId <> :viewerId'), 'othersTakePart')
-      .addSelect(participantExists('p.userId = :viewerId'), 'viewerTakesPart');
+    const query = this.withAccess(tx, id, viewerId, trashed).addSelect(
+      participantExists('p.userId = :viewerId'),
+      'viewerTakesPart',
+    );
     if (this.locks) query.setLock('pessimistic_write');
     const { entities, raw } = await query.getRawAndEntities<{
       callerProjectRole: unknown;
-      othersTakePart: number | string;
       viewerTakesPart: number | string;
     }>();
     if (entities.length === 0) return null;
@@ -91,7 +90,7 @@ export class DocumentsRepository {
     return {
       document: entities[0],
       projectRole: projectRoleOf(row.callerProjectRole),
-      participation: { others: Number(row.othersTakePart) === 1, viewer: Number(row.viewerTakesPart) === 1 },
+      participation: { viewer: Number(row.viewerTakesPart) === 1 },
     };
   }
 
@@ -110,7 +109,7 @@ export class DocumentsRepository {
     await insertRow(tx, Document, change.document);
     await this.counts.move(tx, [{ before: null, after: change.document }]);
     // document.created is for the project's members (NotificationDispatcher), never stored as heard.
-    await this.recordChange(tx, change, { dispatched: false, newParticipant: true });
+    await this.recordChange(tx, change, { newParticipant: true });
   }
 
   /**
@@ -134,9 +133,8 @@ export class DocumentsRepository {
     }
     // `from` is the row as it was: the UPDATE landed only on its rowVersion.
     await this.counts.move(tx, [{ before: from, after: document }]);
-    // Any other document event is for its participants but the actor: with none, nobody is to hear of it.
-    const othersTakePart = from.uploadedBy !== change.history.changedBy || participation.others;
-    await this.recordChange(tx, change, { dispatched: !othersTakePart, newParticipant: !participation.viewer });
+    // The event is never marked heard here: watchers may hear of it even when nobody else takes part.
+    await this.recordChange(tx, change, { newParticipant: !participation.viewer });
   }
 
   /** Newest first, at most `limit` entries. */
@@ -236,7 +234,7 @@ export class DocumentsRepository {
   private async recordChange(
     tx: Tx,
     { history, version, event, document }: DocumentChange,
-    { dispatched, newParticipant }: { dispatched: boolean; newParticipant: boolean },
+    { newParticipant }: { newParticipant: boolean },
   ): Promise<void> {
     await insertRow(tx, DocumentHistory, history);
     if (version) await insertRow(tx, DocumentVersion, version);
@@ -249,7 +247,7 @@ export class DocumentsRepository {
         .orIgnore()
         .execute();
     }
-    await this.outbox.append(tx, event, document.updatedAt, { dispatched });
+    await this.outbox.append(tx, event, document.updatedAt);
   }
 }
 

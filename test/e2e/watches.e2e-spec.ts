@@ -62,6 +62,20 @@ describe.each(databasesUnderTest())('watching and muting on %s', (kind) => {
     expect(await hearers()).toEqual(['docwatcher', 'owner', 'projwatcher']);
   });
 
+  it("reaches watchers of a change made through the API by the document's only participant", async () => {
+    const changed = await call('owner', 'PUT', `/api/documents/${documentId}`, { title: 'Watched doc, changed' });
+    expect(changed.status).toBe(200);
+    await waitFor(async () => (await undispatchedEvents(t.dataSource)) === 0, 'the event dispatched');
+    const rows = await t.dataSource.query<{ userId: string }[]>(
+      `SELECT userId FROM notifications WHERE notificationType = 'in_app' AND sourceEventId =
+         (SELECT id FROM outbox_events WHERE documentId = ? AND type = 'document.updated' ORDER BY createdAt DESC LIMIT 1)`,
+      [documentId],
+    );
+    const names = Object.fromEntries(Object.entries(ids).map(([name, id]) => [id, name]));
+    expect(rows.map((row) => names[row.userId]).toSorted()).toEqual(['docwatcher', 'projwatcher']);
+    expect((await call('owner', 'PUT', `/api/documents/${documentId}`, { title: 'Watched doc' })).status).toBe(200);
+  });
+
   it('GET /api/auth/me/watches lists watches and mutes', async () => {
     const mine = await call('muter', 'GET', '/api/auth/me/watches');
     expect(mine.status).toBe(200);
