@@ -4,20 +4,7 @@ import { isMysql } from './dialect.js';
 import { DOCUMENT_SEARCH_TRIGGERS } from './1763800000018-DocumentSearchAndWorkflow.js';
 import { createCanonicalFormTriggers, dropCanonicalFormTriggers } from './sqlite-canonical-forms.js';
 
-/**
- * Content extraction (src/content) on the job queue (src/jobs):
- * - `jobs`: the durable queue, claimed with leases;
- * - `document_contents`: per document version, the extraction's status, counts and text (a JSON
- *   string in a `json` column, LONGTEXT on MariaDB: up to CONTENT_MAX_CHARS characters do not fit
- *   a TEXT);
- * - the search index gains the current version's text as a `content` column: MariaDB's
- *   document_search (in FT_document_search), SQLite's documents_fts, which becomes an FTS5 table
- *   with its own copy of the columns (an external-content table could not hold a column documents
- *   lacks). The content column is written by ContentRepository; the other columns stay the
- *   triggers'. A later migration that rebuilds documents on SQLite calls restoreSqliteSearch().
- * - `document_previews`: PNGs of versions' first pages in the file store, by sha256;
- * - every document's current version is queued for extraction.
- */
+/** jobs, document_contents, document_previews and the search index's content column (docs/content.md, "Schema"). */
 const SEARCH_COLUMNS = ['title', 'description', 'fileName', 'tags'] as const;
 const FTS_OPTIONS = `tokenize='unicode61 remove_diacritics 2'`;
 

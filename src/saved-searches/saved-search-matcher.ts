@@ -29,15 +29,7 @@ const DOCUMENT_CHANGES = new Set<DomainEventType>([
   'document.restored',
 ]);
 
-/**
- * Saved-search alerts, after commit and off the request: reads document events from the outbox
- * (its own marker, `searchesMatchedAt`, claimed with the event's matches in one transaction),
- * looks up candidate searches in an in-memory index (SavedSearchIndex: only the buckets the
- * document's own values name), confirms each as the document list would answer it for the owner
- * (q and the owner's right to read, by the list itself restricted to that document), and records
- * (search, document) matches: a new one appends one search.matched event for the owner, one that
- * no longer holds is removed (so a later match alerts again).
- */
+/** Saved-search alerts, after commit, from the outbox (docs/notifications.md, "How matching works"). */
 @Injectable()
 export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('SavedSearchMatcher');

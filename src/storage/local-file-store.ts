@@ -1,11 +1,4 @@
-/**
- * The file store on a local (or shared) directory, STORAGE_DRIVER=fs; the protocol is FileStore's.
- *
- * Layout: `<root>/<aa>/<bb>/<sha256>` holds the bytes whose SHA-256 is `<sha256>` (`aa`, `bb` are
- * its first two bytes in hex, which spread files over 65,536 leaf directories); `<root>/tmp/`
- * holds writes in progress as `<instance id>.<random>.tmp`. Written files are fsynced before
- * they are renamed to their address, and the directory after.
- */
+/** The file store in a directory (STORAGE_DRIVER=fs); layout in docs/operations.md, "File storage". */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';

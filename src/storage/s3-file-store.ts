@@ -1,15 +1,4 @@
-/**
- * The file store in an S3-compatible bucket, STORAGE_DRIVER=s3; the protocol is FileStore's.
- *
- * Keys: `<sha256>` holds the bytes whose SHA-256 it is; `tmp/<instance id>/<random>.tmp` an
- * upload in flight. A file of at most one part (5 MiB) is hashed in memory and PUT once to its
- * content key at commit(); a larger one streams into its temporary key as a multipart upload
- * (lib-storage, two parts in memory at a time) while it is hashed, and commit() copies it to its
- * content key, unless that key exists already, and deletes the temporary key. A failed or cut
- * upload aborts its multipart upload and deletes its temporary key; what a crash leaves (a
- * temporary key, an unfinished multipart upload) goes with cleanTemporaryFiles(), by owner or age.
- * S3 has no rename, hence the copy: one server-side copy per new file larger than a part.
- */
+/** The file store in an S3-compatible bucket (STORAGE_DRIVER=s3); keys in docs/operations.md, "File storage". */
 import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -32,14 +32,7 @@ export function retryDelayMs(attempts: number, baseSeconds: number, random: () =
   return Math.round(seconds * (1 + JITTER * random()) * 1000);
 }
 
-/**
- * Sends due deliveries: claims them (a conditional UPDATE moves each one's nextAttemptAt to a
- * lease end and counts the attempt, so two instances never send one attempt twice), POSTs each
- * signed message, and records the outcome: a 2xx succeeds; a network error, a timeout or any
- * other status is retried after retryDelayMs until WEBHOOK_MAX_ATTEMPTS, then fails. A hook whose
- * last WEBHOOK_DISABLE_AFTER finished deliveries all failed is disabled and its owner told
- * (webhook.disabled, through the outbox). Due-ness is read off the injected Clock.
- */
+/** Sends due deliveries once each (a conditional claim), retrying and disabling as docs/notifications.md says. */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('WebhookDelivery');
