@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { freePort } from './service-process.js';
 
 /**
  * A private OpenStack Swift (Debian's packages) speaking S3 through its s3api middleware: one
@@ -13,7 +14,7 @@ import { setTimeout as delay } from 'node:timers/promises';
  * directory in a temporary directory. Nothing under /etc/swift or /srv is read or written.
  */
 export interface SwiftS3 {
-  /** Path-style S3 endpoint, e.g. http://127.0.0.1:18080. */
+  /** Path-style S3 endpoint, e.g. http://127.0.0.1:40123. */
   endpoint: string;
   region: string;
   /** tempauth's `account:user` is the S3 access key; its key the secret. */
@@ -30,13 +31,16 @@ export interface SwiftPorts {
   memcached: number;
 }
 
-export const DEFAULT_SWIFT_PORTS: SwiftPorts = {
-  proxy: 18080,
-  account: 16200,
-  container: 16201,
-  object: 16202,
-  memcached: 11311,
-};
+/** Free loopback ports, so two test runs on one machine never collide. */
+export async function freeSwiftPorts(): Promise<SwiftPorts> {
+  return {
+    proxy: await freePort(),
+    account: await freePort(),
+    container: await freePort(),
+    object: await freePort(),
+    memcached: await freePort(),
+  };
+}
 
 const ACCESS_KEY_ID = 'dms:tester';
 const SECRET_ACCESS_KEY = 'dms-test-secret';
@@ -139,7 +143,8 @@ function portAnswers(port: number): Promise<boolean> {
 }
 
 /** Starts the servers and answers once the proxy serves an S3 request (an authenticated ListBuckets). */
-export async function startSwiftS3(ports: SwiftPorts = DEFAULT_SWIFT_PORTS): Promise<SwiftS3> {
+export async function startSwiftS3(ports?: SwiftPorts): Promise<SwiftS3> {
+  ports ??= await freeSwiftPorts();
   for (const port of Object.values(ports)) {
     if (await portAnswers(port)) throw new Error(`Swift for the tests: port ${port} is already in use.`);
   }
