@@ -40,7 +40,8 @@ export default defineConfig({
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
-          testTimeout: 30_000,
+          // Generous: a test is bounded by its own waits; this only ends a hung one, on however slow a machine.
+          testTimeout: 120_000,
           hookTimeout: 60_000,
         },
       },

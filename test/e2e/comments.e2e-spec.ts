@@ -4,6 +4,7 @@ import { databasesUnderTest } from '../support/databases.js';
 import { waitFor } from '../support/inbox.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart } from '../support/uploads.js';
+import { expectError } from '../support/expect-error.js';
 
 interface Answer {
   status: number;
@@ -28,11 +29,6 @@ describe.each(databasesUnderTest())('comments on documents on %s', (kind) => {
     });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
-  }
-
-  function expectError(answer: Answer, status: number, code: string): void {
-    expect({ status: answer.status, error: answer.body.error }).toEqual({ status, error: code });
-    expect(Object.keys(answer.body).sort()).toEqual(['details', 'error']);
   }
 
   const inAppOf = async (who: string, event: string) =>

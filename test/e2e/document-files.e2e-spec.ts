@@ -7,6 +7,7 @@ import { OutboxEvent } from '../../src/events/entities/outbox-event.entity.js';
 import { storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { addPlainUser, addProject, sendMultipart, storeContents, type Part } from '../support/uploads.js';
+import { expectError } from '../support/expect-error.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 /** A 1x1 PNG: file-type recognises it whatever the client declares. */
@@ -14,11 +15,6 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 );
-
-function expectError(response: { status: number; body: Record<string, unknown> }, status: number, code: string) {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
-  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
-}
 
 describe.each(storageSetupsUnderTest())('documents with files on $kind, $driver driver', ({ kind, driver }) => {
   let t: TestApp;

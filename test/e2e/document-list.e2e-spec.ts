@@ -4,11 +4,7 @@ import { addDocument, addProject, addUser, moveDocument } from '../support/docum
 import { MAX_SCOPED_PROJECTS } from '../../src/documents/document-search.repository.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-
-function expectError(response: Response, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
-  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
-}
+import { expectError } from '../support/expect-error.js';
 
 interface Fixture {
   id: string;

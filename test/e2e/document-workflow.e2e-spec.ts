@@ -12,17 +12,13 @@ import { StoredFiles } from '../../src/storage/stored-files.js';
 import { addDocument, addUser, type DocumentFixture } from '../support/document-fixtures.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { expectError } from '../support/expect-error.js';
 
 /** What a response says, in one comparable value. */
 function outcome(response: Response): Record<string, unknown> {
   if (response.status >= 400) return { status: response.status, error: response.body.error };
   if (response.status === 204) return { status: 204, body: response.text };
   return { status: response.status, documentStatus: response.body.document?.status, etag: response.headers.etag };
-}
-
-function expectError(response: Response, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
-  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
 }
 
 /**

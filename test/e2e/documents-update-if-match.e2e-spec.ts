@@ -1,16 +1,10 @@
-import type { Response } from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DocumentHistory } from '../../src/documents/entities/document-history.entity.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { documentUpdateSuite, DOCUMENT_FIELDS, type DocumentUpdateState } from '../support/document-fixtures.js';
+import { expectError } from '../support/expect-error.js';
 
 /** Every error, whatever the layer, is exactly {error, details} with two strings. */
-function expectError(response: Response, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
-  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
-  expect(typeof response.body.details).toBe('string');
-  expect(response.body.details.length).toBeGreaterThan(0);
-}
 
 describe.each(databasesUnderTest())('PUT /api/documents/{documentId}: hostile bodies and If-Match on %s', (kind) => {
   const { state, api, put, row, historyCount, rowVersion, snapshot, asJson } = documentUpdateSuite(kind);

@@ -1,6 +1,6 @@
 // Helpers of the notification list specs (notification-list*.e2e-spec.ts): the seeded data's
 // expected answers, computed from the rows themselves.
-import request, { type Response } from 'supertest';
+import request from 'supertest';
 import { expect } from 'vitest';
 import {
   NOTIFICATION_STATUSES,
@@ -50,12 +50,7 @@ export const cursorOf = (notification: { createdAt: string; id: string }) =>
 /** A timestamp as both databases store DATETIME(3) (UTC), usable as a `?` parameter on either. */
 export const sqlTime = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
 
-export function expectError(response: Response, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
-  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
-  expect(typeof response.body.details).toBe('string');
-  expect(response.body.details.length).toBeGreaterThan(0);
-}
+export { expectError } from './expect-error.js';
 
 /** Newest first: createdAt descending, then id descending. */
 export function newestFirst(a: Notification, b: Notification): number {

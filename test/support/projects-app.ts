@@ -1,6 +1,6 @@
 // The app, personas and helpers shared by the projects e2e specs (one spec per operation).
 import { randomUUID } from 'node:crypto';
-import request, { type Response } from 'supertest';
+import request from 'supertest';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { UsersService } from '../../src/users/users.service.js';
 import type { DatabaseKind } from './databases.js';
@@ -8,12 +8,7 @@ import { createTestApp, TEST_PASSWORD, type TestApp } from './test-app.js';
 
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-export function expectError(response: Response, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toMatchObject({ status, body: { error: code } });
-  expect(Object.keys(response.body).sort()).toEqual(['details', 'error']);
-  expect(typeof response.body.details).toBe('string');
-  expect(response.body.details.length).toBeGreaterThan(0);
-}
+export { expectError } from './expect-error.js';
 
 export interface MemberAddedEvent {
   actorId: string;
