@@ -24,6 +24,8 @@ export default defineConfig({
           include: ['src/**/*.spec.ts'],
           environment: 'node',
           pool: 'threads',
+          // Repository specs migrate a real database first; that takes what the machine takes.
+          hookTimeout: 120_000,
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,4 +1,4 @@
-import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../events/domain-event.js';
+import { DOMAIN_EVENT_TYPES, eventDefinition, type DomainEventType } from '../events/domain-event.js';
 import { EMAIL_MODES, IF_UNREAD_DELAY_MINUTES, type EmailMode } from './delivery/delivery-timing.js';
 
 /** When e-mail goes out for one event type. */
@@ -15,30 +15,12 @@ export interface ChannelChoice {
 }
 export type PreferenceSet = Record<DomainEventType, ChannelChoice>;
 
-/** E-mail by default only for changes to documents one works on and for being added to a project. */
-const EMAIL_BY_DEFAULT = new Set<DomainEventType>([
-  'document.updated',
-  'document.version_added',
-  'document.status_changed',
-  'project.member_added',
-  'comment.mentioned',
-  // A review request is urgent: it asks for an answer by a date.
-  'review.requested',
-  'review.reminder',
-  'review.overdue',
-  'webhook.disabled',
-]);
-
-/** Events nobody hears of unless they ask (a share link's sharer, told of each download). */
-const OFF_BY_DEFAULT = new Set<DomainEventType>(['share.accessed']);
-
+/** The defaults every user starts with, as the event catalogue declares them. */
 export function defaultChoice(event: DomainEventType): ChannelChoice {
   const delayMinutes = IF_UNREAD_DELAY_MINUTES.default;
-  if (OFF_BY_DEFAULT.has(event)) return { in_app: false, email: { mode: 'off', delayMinutes } };
-  return {
-    in_app: true,
-    email: { mode: EMAIL_BY_DEFAULT.has(event) ? 'immediate' : 'off', delayMinutes },
-  };
+  const { email, offByDefault } = eventDefinition(event);
+  if (offByDefault) return { in_app: false, email: { mode: 'off', delayMinutes } };
+  return { in_app: true, email: { mode: email, delayMinutes } };
 }
 
 /** A stored row as a choice: rows from before e-mail modes have only the `email` flag (immediate or off). */

@@ -1,5 +1,5 @@
 import { isTimeZone } from '../../common/time/time-zone.js';
-import type { DomainEventType } from '../../events/domain-event.js';
+import { isUrgentEvent } from '../../events/domain-event.js';
 
 /** When an e-mail notification goes out (per event type, in the preferences). */
 export const EMAIL_MODES = ['immediate', 'if_unread', 'hourly', 'daily', 'off'] as const;
@@ -7,15 +7,6 @@ export type EmailMode = (typeof EMAIL_MODES)[number];
 /** Modes whose e-mails go out together, one digest per user and period. */
 export const DIGEST_MODES: EmailMode[] = ['hourly', 'daily'];
 export const IF_UNREAD_DELAY_MINUTES = { min: 1, max: 1440, default: 15 } as const;
-
-/**
- * Events that pass through quiet hours and snooze when the user's urgentBypass is on: a mention
- * (and a review requested of you, once reviews raise events). The one place this set lives.
- */
-export const URGENT_EVENTS: ReadonlySet<string> = new Set<DomainEventType | 'review.requested'>([
-  'comment.mentioned',
-  'review.requested',
-]);
 
 /** A user's attention settings as timing needs them. */
 export interface AttentionSettings {
@@ -79,7 +70,7 @@ function inWindow(minutes: number, start: number, end: number): boolean {
  * falls in (whichever ends later when they overlap). Urgent events pass when urgentBypass is on.
  */
 export function heldUntil(at: Date, settings: AttentionSettings, event: string | null): Date | null {
-  if (settings.urgentBypass && event !== null && URGENT_EVENTS.has(event)) return null;
+  if (settings.urgentBypass && event !== null && isUrgentEvent(event)) return null;
   let until = at;
   // At most one snooze and two quiet windows can chain; four rounds settle any combination.
   for (let round = 0; round < 4; round++) {
