@@ -2,7 +2,7 @@
 // from the built dist/; writes bench/results/governance.{json,md}.
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadBenchConfig } from '../config.js';
@@ -64,9 +64,27 @@ function gitRevision(): string {
   }
 }
 
+/** A private copy of dist/ (node_modules linked): a concurrent `npm run build` cannot pull the code from under the run. */
+function snapshot(): string {
+  const root = `/tmp/dms-bench-governance-${process.pid}`;
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  cpSync(join(projectRoot, 'dist'), join(root, 'dist'), {
+    recursive: true,
+    filter: (source) => !source.endsWith('.map'),
+  });
+  cpSync(join(projectRoot, 'package.json'), join(root, 'package.json'));
+  symlinkSync(join(projectRoot, 'node_modules'), join(root, 'node_modules'));
+  return root;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.once('exit', () => killAllChildren());
-  runGovernance(projectRoot).then(
+  const root = snapshot();
+  process.once('exit', () => {
+    killAllChildren();
+    rmSync(root, { recursive: true, force: true });
+  });
+  runGovernance(root).then(
     (results) => {
       for (const result of results) {
         for (const p of result.pairs) log(`${result.kind} ${p.name}: ratio ${p.ratio.toFixed(2)}`);
