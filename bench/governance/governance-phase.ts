@@ -26,6 +26,8 @@ export interface GovernanceConfig {
   fileKb: number;
   /** Connections of the download comparison: sequential, and as many as the writes. */
   downloadConnections: number[];
+  /** BENCH_GOV_SCENARIOS: a comma list of scenario names; unset runs all. */
+  scenarios?: string[];
 }
 
 export function loadGovernanceConfig(config: BenchConfig): GovernanceConfig {
@@ -37,6 +39,9 @@ export function loadGovernanceConfig(config: BenchConfig): GovernanceConfig {
     targets: int('BENCH_GOV_TARGETS', 64, 1),
     fileKb: int('BENCH_GOV_FILE_KB', 64, 1),
     downloadConnections: [1, int('BENCH_GOV_CONNECTIONS', config.connections, 1)],
+    scenarios: process.env.BENCH_GOV_SCENARIOS?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
   };
 }
 
@@ -187,7 +192,14 @@ async function prepare(ctx: GovernancePhaseContext, url: string): Promise<Fixtur
 }
 
 /** Alternating rounds a, b, a, b …; the ratio is the median of the per-round ratios. */
-async function pair(ctx: GovernancePhaseContext, name: string, title: string, a: Side, b: Side): Promise<PairResult> {
+async function pair(
+  ctx: GovernancePhaseContext,
+  name: string,
+  title: string,
+  a: Side,
+  b: Side,
+): Promise<PairResult | undefined> {
+  if (ctx.gov.scenarios?.length && !ctx.gov.scenarios.includes(name)) return undefined;
   const rounds: PairRound[] = [];
   const runs: { a: Measurement[]; b: Measurement[] } = { a: [], b: [] };
   const statuses: Record<string, number> = {};
@@ -301,7 +313,7 @@ export async function runGovernancePhase(ctx: GovernancePhaseContext): Promise<G
       { label: 'chained', server: chained, job },
       { label: 'unchained', server: unchained, job },
     ];
-    const pairs: PairResult[] = [];
+    const pairs: (PairResult | undefined)[] = [];
     pairs.push(
       await pair(
         ctx,
@@ -376,7 +388,13 @@ export async function runGovernancePhase(ctx: GovernancePhaseContext): Promise<G
       'head',
       httpJson(`${chained.url}/api/audit-events/head`, { headers: { authorization: `Bearer ${fixture.token}` } }),
     );
-    return { kind: ctx.kind, loadBefore, loadAfter: loadAverage(), pairs, chainHead: { count: head.count } };
+    return {
+      kind: ctx.kind,
+      loadBefore,
+      loadAfter: loadAverage(),
+      pairs: pairs.filter((p) => p !== undefined),
+      chainHead: { count: head.count },
+    };
   } finally {
     for (const server of servers) await server.stop();
     await database.drop();
