@@ -2,7 +2,7 @@
 export interface LoadJob {
   /** Base URL, e.g. http://127.0.0.1:3000 (loopback only). */
   url: string;
-  method: 'GET' | 'PUT' | 'POST';
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH';
   connections: number;
   /** Measured seconds. */
   duration: number;

@@ -11,6 +11,7 @@ import { documentId, documentOwner, documentUpdatable, makePlan, userId, usernam
 import { describeDocConfig, loadDocBenchConfig } from './documents/doc-config.js';
 import { dropDocumentData, runDocumentPhase, type DocumentPhaseContext } from './documents/doc-phase.js';
 import { explainMysql, type ExplainEntry } from './explain.js';
+import { runGovernance } from './governance/run-governance.js';
 import { inboxOnly, inboxSelected, runInboxMysql } from './inbox/inbox-phase.js';
 import {
   adminConnection,
@@ -821,6 +822,9 @@ async function main(): Promise<void> {
     if (config.sqlite && documents.mode !== 'off') {
       (results.documents ??= {}).sqlite = await runDocumentPhase(documentContext('sqlite', paths, passwordHash));
     }
+    // Governance (issue 29): own databases, own results file (bench/results/governance.md).
+    if (documents.mode !== 'only' && process.env.BENCH_GOVERNANCE !== '0')
+      await runGovernance(paths.root, paths.serviceMain);
     results.machine.loadAtEnd = loadavg()
       .map((v) => v.toFixed(2))
       .join(' ');

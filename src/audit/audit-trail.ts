@@ -26,27 +26,56 @@ export interface AuditRecord {
  */
 @Injectable()
 export class AuditTrail {
+  /** Events recorded in a transaction that is still open, linked right before its commit. */
+  private readonly pending = new WeakMap<AuditTransaction, AuditEvent[]>();
+
   constructor(
     private readonly events: AuditRepository,
     private readonly transactions: Transactions,
   ) {}
 
   /**
-   * Appends the event to the hash chain: locks the chain head, links the event to it (sequence + 1,
-   * previousHash = its hash, at never before its at) and moves the head, all in `tx`.
+   * Records the event in `tx`. It is linked to the hash chain as the last thing `tx` does before
+   * its commit (with any other event of `tx`), so the chain head stays locked only for that
+   * link and the commit, never during the change itself.
    */
   async record(tx: AuditTransaction, context: AuditContext, event: AuditRecord): Promise<void> {
-    const head = await this.events.lockHead(tx);
-    const now = new Date();
     const row: AuditEvent = {
       ...this.row(context, event),
-      at: now < head.at ? head.at : now,
-      sequence: head.sequence + 1,
-      previousHash: head.hash,
+      at: new Date(),
+      sequence: null,
+      previousHash: null,
       hash: null,
     };
-    row.hash = chainHash(head.hash, chainedFields(row, row.sequence!));
-    await this.events.append(tx, row);
+    const queued = this.pending.get(tx);
+    if (queued) {
+      queued.push(row);
+      return;
+    }
+    const events = [row];
+    if (this.transactions.beforeCommit(tx, this, (last) => this.link(last, events))) {
+      this.pending.set(tx, events);
+      return;
+    }
+    await this.link(tx, events);
+  }
+
+  /**
+   * Locks the chain head and links the events to it in order (sequence + 1, previousHash = the hash
+   * before, at never before the previous at), then inserts them in one statement; migration
+   * 1763800000160's trigger moves the head with each row and refuses a row that does not follow it.
+   */
+  private async link(tx: AuditTransaction, events: AuditEvent[]): Promise<void> {
+    this.pending.delete(tx);
+    let previous = await this.events.lockHead(tx);
+    for (const event of events) {
+      if (event.at < previous.at) event.at = previous.at;
+      event.sequence = previous.sequence + 1;
+      event.previousHash = previous.hash;
+      event.hash = chainHash(previous.hash, chainedFields(event, event.sequence));
+      previous = { id: previous.id, sequence: event.sequence, hash: event.hash, at: event.at };
+    }
+    await this.events.append(tx, events);
   }
 
   /** An event that records no change of its own (a login attempt): a transaction of its own. */

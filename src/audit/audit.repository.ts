@@ -36,7 +36,7 @@ export class AuditRepository {
 
   /**
    * The chain's end, locked until the transaction ends (FOR UPDATE on MySQL; SQLite's single
-   * writer already serialises it, and a Galera certification conflict on its update retries).
+   * writer already serialises it, and a Galera certification conflict on the head retries).
    */
   async lockHead(tx: Tx): Promise<AuditChainHead> {
     const query = tx.getRepository(AuditChainHead).createQueryBuilder('h').where('h.id = :id', { id: HEAD_ID });
@@ -46,11 +46,9 @@ export class AuditRepository {
     return head;
   }
 
-  async append(tx: Tx, event: AuditEvent): Promise<void> {
-    await tx.getRepository(AuditEvent).insert(insertable(event));
-    await tx
-      .getRepository(AuditChainHead)
-      .update({ id: HEAD_ID }, { sequence: event.sequence!, hash: event.hash!, at: event.at });
+  /** One INSERT for the linked events; the chain head follows them by trigger (migration 1763800000160). */
+  async append(tx: Tx, events: AuditEvent[]): Promise<void> {
+    await tx.getRepository(AuditEvent).insert(events.map(insertable));
   }
 
   head(): Promise<AuditChainHead | null> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { SQLITE_BUSY_ATTEMPTS, TRANSACTION_ATTEMPTS, Transactions } from './transactions.js';
+import { SQLITE_BUSY_ATTEMPTS, TRANSACTION_ATTEMPTS, Transactions, type Tx } from './transactions.js';
 
 /** A DataSource whose transaction() runs the work with a stand-in manager. */
 function dataSource(type: string): DataSource {
@@ -61,5 +61,23 @@ describe('Transactions', () => {
     release();
     await Promise.all([first, second]);
     expect(order).toEqual(['first begins', 'first ends', 'second begins']);
+  });
+
+  it('runs the work registered with beforeCommit once per key, after the work, before the commit', async () => {
+    const transactions = new Transactions(dataSource('mysql'));
+    const order: string[] = [];
+    const key = {};
+    let open: Tx | undefined;
+    await transactions.run(async (tx) => {
+      open = tx;
+      expect(transactions.beforeCommit(tx, key, async () => void order.push('first hook'))).toBe(true);
+      expect(transactions.beforeCommit(tx, key, async () => void order.push('same key again'))).toBe(true);
+      transactions.beforeCommit(tx, {}, async () => void order.push('second hook'));
+      order.push('work');
+    });
+    expect(order).toEqual(['work', 'first hook', 'second hook']);
+    // A transaction that ended, or one this instance did not open: the caller does its work itself.
+    expect(transactions.beforeCommit(open!, key, async () => undefined)).toBe(false);
+    expect(transactions.beforeCommit({} as Tx, key, async () => undefined)).toBe(false);
   });
 });

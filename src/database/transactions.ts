@@ -11,6 +11,9 @@ export interface TransactionOptions {
   readCommitted?: boolean;
 }
 
+/** Work that must be the last thing a transaction does before it commits (see Transactions.beforeCommit). */
+export type BeforeCommit = (tx: Tx) => Promise<void>;
+
 /** Attempts of one transaction before a deadlock or certification conflict reaches the caller (503). */
 export const TRANSACTION_ATTEMPTS = 4;
 /** Attempts while another process holds SQLite's write lock: about three seconds of short waits. */
@@ -26,6 +29,8 @@ export const SQLITE_BUSY_ATTEMPTS = 30;
 @Injectable()
 export class Transactions {
   private sqliteTail: Promise<unknown> = Promise.resolve();
+  /** The open transactions of this instance and what each must do before it commits. */
+  private readonly open = new WeakMap<Tx, Map<object, BeforeCommit>>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -41,14 +46,38 @@ export class Transactions {
     }
   }
 
+  /**
+   * Runs `last` once, after `work` has resolved and right before the commit of `tx` (a
+   * transaction of this instance): a lock it takes is held only for its own statements and the
+   * commit. Registering again under the same `key` keeps the first. Answers false for a `tx` this
+   * instance did not open (the caller then does its work at once).
+   */
+  beforeCommit(tx: Tx, key: object, last: BeforeCommit): boolean {
+    const hooks = this.open.get(tx);
+    if (!hooks) return false;
+    if (!hooks.has(key)) hooks.set(key, last);
+    return true;
+  }
+
   private once<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
+    const inTransaction = async (tx: Tx): Promise<T> => {
+      const hooks = new Map<object, BeforeCommit>();
+      this.open.set(tx, hooks);
+      try {
+        const result = await work(tx);
+        for (const last of hooks.values()) await last(tx);
+        return result;
+      } finally {
+        this.open.delete(tx);
+      }
+    };
     if (this.dataSource.options.type !== 'better-sqlite3') {
       return options.readCommitted
-        ? this.dataSource.transaction('READ COMMITTED', work)
-        : this.dataSource.transaction(work);
+        ? this.dataSource.transaction('READ COMMITTED', inTransaction)
+        : this.dataSource.transaction(inTransaction);
     }
     // TypeORM would nest a concurrent transaction on the one SQLite connection as a savepoint.
-    const result = this.sqliteTail.then(() => this.dataSource.transaction(work));
+    const result = this.sqliteTail.then(() => this.dataSource.transaction(inTransaction));
     this.sqliteTail = result.catch(() => undefined);
     return result;
   }

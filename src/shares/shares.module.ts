@@ -6,6 +6,7 @@ import { DocumentsModule } from '../documents/documents.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { ShareLink } from './entities/share-link.entity.js';
+import { ShareDownloads } from './share-downloads.js';
 import { PublicSharesController } from './public-shares.controller.js';
 import { SharesController } from './shares.controller.js';
 import { SharesRepository } from './shares.repository.js';
@@ -21,6 +22,6 @@ import { SharesService } from './shares.service.js';
     LoginThrottleModule,
   ],
   controllers: [SharesController, PublicSharesController],
-  providers: [SharesService, SharesRepository],
+  providers: [SharesService, SharesRepository, ShareDownloads],
 })
 export class SharesModule {}

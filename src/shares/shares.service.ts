@@ -20,9 +20,9 @@ import { Transactions } from '../database/transactions.js';
 import { DocumentFilesService, type ContentVersion } from '../documents/document-files.service.js';
 import type { DocumentWithAccess } from '../documents/documents.repository.js';
 import { DocumentsService } from '../documents/documents.service.js';
-import { OutboxRepository } from '../events/outbox.repository.js';
 import { PasswordHasher } from '../users/password-hasher.service.js';
 import type { ShareLink } from './entities/share-link.entity.js';
+import { ShareDownloads } from './share-downloads.js';
 import { SharesRepository, type ShareWithCreator } from './shares.repository.js';
 
 export interface ShareRequest {
@@ -37,9 +37,6 @@ export interface CreatedShare {
   token: string;
   url: string;
 }
-
-/** The actor of events nobody signed in for (a download through a link): no user has this id. */
-export const ANONYMOUS_ACTOR = '00000000-0000-0000-0000-000000000000';
 
 const SHARE_PASSWORD_THROTTLE = 'share-password';
 const DAY_MS = 24 * 60 * 60_000;
@@ -70,7 +67,7 @@ export class SharesService {
     private readonly hasher: PasswordHasher,
     private readonly transactions: Transactions,
     private readonly audit: AuditTrail,
-    private readonly outbox: OutboxRepository,
+    private readonly downloads: ShareDownloads,
     private readonly clock: Clock,
     @Inject(LOGIN_THROTTLE_STORAGE) private readonly throttle: ResettableThrottlerStorage,
     @Inject(governanceConfig.KEY) private readonly config: GovernanceConfig,
@@ -169,7 +166,7 @@ export class SharesService {
    * The file a link serves, for anyone holding its token: 404 share_not_found alike for every link
    * that cannot serve; a password-protected link wants its password (401 after the argon2 check,
    * 429 past the attempts per link and address). `download` counts the use against maxDownloads
-   * and tells the sharer (share.accessed), in one transaction with its audit event.
+   * and tells the sharer (share.accessed), in one transaction with its audit event (ShareDownloads).
    */
   async open(
     token: string,
@@ -194,23 +191,7 @@ export class SharesService {
       await this.audit.recordAlone(audit, { action: 'share.viewed', targetType: 'share', targetId: link.id });
       return content;
     }
-    await this.transactions.run(async (tx) => {
-      if (!(await this.shares.countDownload(tx, link.id, now))) throw unavailable();
-      await this.audit.record(tx, audit, {
-        action: 'share.accessed',
-        targetType: 'share',
-        targetId: link.id,
-        changes: { downloads: { from: link.downloads, to: link.downloads + 1 } },
-      });
-      await this.outbox.append(tx, {
-        type: 'share.accessed',
-        actorId: ANONYMOUS_ACTOR,
-        projectId: content.document.projectId,
-        documentId: content.document.id,
-        subjectUserId: link.createdBy,
-        payload: { title: content.document.title, shareId: link.id },
-      });
-    });
+    if (!(await this.downloads.count({ link, content, audit, now }))) throw unavailable();
     return content;
   }
 

@@ -2,7 +2,7 @@
 // the NDJSON export checked by an implementation written here (not the service's), and
 // `npm run audit:verify` (a real process on dist/) finding a row changed behind the service's back.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,19 @@ describe.each(databasesUnderTest())('the audit hash chain on %s', (kind) => {
     expect(lines).toBeGreaterThan(0);
     expect(lines).toBeLessThan(all.length);
     expect((await get('/api/audit-events/export?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z')).status).toBe(400);
+  });
+
+  it('the database refuses a chained event that does not follow the head', async () => {
+    const { count, hash } = (await (await get('/api/audit-events/head')).json()) as { count: number; hash: string };
+    const forge = (sequence: number, previousHash: string) =>
+      t.dataSource.query(
+        `INSERT INTO audit_events (id, at, actorId, action, targetType, targetId, ip, requestId, changes, sequence, previousHash, hash)
+         VALUES (?, '2030-01-01 00:00:00.000', NULL, 'forged', 'document', NULL, NULL, NULL, '{}', ?, ?, ?)`,
+        [randomUUID(), sequence, previousHash, 'f'.repeat(64)],
+      );
+    await expect(forge(count + 1, '0'.repeat(64))).rejects.toThrow(/does not follow the chain head/);
+    await expect(forge(count, hash)).rejects.toThrow(/does not follow the chain head/);
+    expect(await (await get('/api/audit-events/head')).json()).toMatchObject({ count, hash });
   });
 
   it('audit:verify names the first event changed behind the service, then a removed last event, and exits 1', async () => {

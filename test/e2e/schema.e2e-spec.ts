@@ -29,6 +29,8 @@ const COUNT_TRIGGERS = [
   'trg_notifications_count_insert',
   'trg_notifications_count_update',
 ];
+/** Moves the audit chain head with each chained event and refuses one that does not follow it. */
+const AUDIT_CHAIN_TRIGGER = 'trg_audit_events_chain';
 const CANONICAL_TABLES = [
   'audit_events',
   'document_comments',
@@ -66,9 +68,10 @@ const CANONICAL_TABLES = [
   'users',
 ];
 const TRIGGERS: Record<DatabaseKind, string[]> = {
-  mysql: [...COUNT_TRIGGERS, ...DOCUMENT_SEARCH_TRIGGERS.mysql].toSorted(),
+  mysql: [...COUNT_TRIGGERS, AUDIT_CHAIN_TRIGGER, ...DOCUMENT_SEARCH_TRIGGERS.mysql].toSorted(),
   sqlite: [
     ...COUNT_TRIGGERS,
+    AUDIT_CHAIN_TRIGGER,
     ...DOCUMENT_SEARCH_TRIGGERS.sqlite,
     ...CANONICAL_TABLES.flatMap((table) => [`trg_${table}_canonical_insert`, `trg_${table}_canonical_update`]),
     'trg_notifications_unique_insert',
