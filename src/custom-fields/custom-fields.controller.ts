@@ -31,7 +31,11 @@ import {
 import { FIELD_KEY } from './field-values.js';
 
 const TYPE_ID = { name: 'documentTypeId', format: 'uuid', example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' } as const;
-const KEY = { name: 'key', schema: { type: 'string', pattern: FIELD_KEY.source, maxLength: 64 }, example: 'amount' } as const;
+const KEY = {
+  name: 'key',
+  schema: { type: 'string', pattern: FIELD_KEY.source, maxLength: 64 },
+  example: 'amount',
+} as const;
 const FORBIDDEN = errorExamples('forbidden: the caller lacks documentTypes:manage', ['forbidden']);
 const TYPE_NOT_FOUND = errorExamples('document_type_not_found', ['document_type_not_found']);
 const NOT_FOUND = errorExamples('document_type_not_found or document_field_not_found', [

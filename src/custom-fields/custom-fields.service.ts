@@ -28,7 +28,8 @@ export interface FieldDefinitionInput {
 }
 
 const AUDITED = ['key', 'label', 'type', 'required', 'options', 'min', 'max'];
-const audited = (field: DocumentField) => Object.fromEntries(AUDITED.map((name) => [name, field[name as keyof DocumentField]]));
+const audited = (field: DocumentField) =>
+  Object.fromEntries(AUDITED.map((name) => [name, field[name as keyof DocumentField]]));
 const RANGE_PARAMETER = /^([^[\]]+)(?:\[(gte|lte)\])?$/;
 
 /**
@@ -81,7 +82,10 @@ export class CustomFieldsService implements OnModuleInit {
       const fields = await this.repository.fieldsOf(documentTypeId, tx);
       if (fields.some((other) => other.key === field.key)) throw keyTaken(field.key);
       if (fields.length >= FIELD_LIMITS.fieldsPerType) {
-        throw new ApiError('validation_failed', `A document type declares at most ${FIELD_LIMITS.fieldsPerType} fields.`);
+        throw new ApiError(
+          'validation_failed',
+          `A document type declares at most ${FIELD_LIMITS.fieldsPerType} fields.`,
+        );
       }
       await this.repository.saveField(tx, field);
       await this.record(tx, context, 'document_field.created', field, changedFields({}, audited(field), AUDITED));
@@ -89,7 +93,12 @@ export class CustomFieldsService implements OnModuleInit {
     });
   }
 
-  update(documentTypeId: string, key: string, input: FieldDefinitionInput, context: AuditContext): Promise<DocumentField> {
+  update(
+    documentTypeId: string,
+    key: string,
+    input: FieldDefinitionInput,
+    context: AuditContext,
+  ): Promise<DocumentField> {
     return this.write(async (tx) => {
       const before = await this.found(tx, documentTypeId, key);
       const after = Object.assign(new DocumentField(), before);
@@ -137,7 +146,9 @@ export class CustomFieldsService implements OnModuleInit {
     if (typeChanged && !(await this.repository.typeExists(documentTypeId, manager))) {
       throw new ApiError('validation_failed', `documentTypeId: no document type has the id ${documentTypeId}.`);
     }
-    const fields = new Map((await this.repository.fieldsOf(documentTypeId, manager)).map((field) => [field.key, field]));
+    const fields = new Map(
+      (await this.repository.fieldsOf(documentTypeId, manager)).map((field) => [field.key, field]),
+    );
     const values: FieldValues = {};
     // A new type keeps the values of the keys it declares, checked again; other keys are dropped.
     const toCheck = new Set(Object.keys(given ?? {}));
@@ -165,7 +176,11 @@ export class CustomFieldsService implements OnModuleInit {
       manager,
     );
     for (const [key, id] of users) if (!active.has(id)) throw invalidField(key, 'must be the id of an active user.');
-    return Object.fromEntries(Object.keys(values).sort().map((key) => [key, values[key]]));
+    return Object.fromEntries(
+      Object.keys(values)
+        .sort()
+        .map((key) => [key, values[key]]),
+    );
   }
 
   private async store(tx: Tx, documentId: string, documentTypeId: string, values: FieldValues): Promise<void> {
@@ -192,7 +207,8 @@ export class CustomFieldsService implements OnModuleInit {
     for (const [rest, raw] of Object.entries(parameters)) {
       const name = `field.${rest}`;
       const match = RANGE_PARAMETER.exec(rest);
-      if (!match) throw new ApiError('validation_failed', `${name} is not field.<key>, field.<key>[gte] or field.<key>[lte].`);
+      if (!match)
+        throw new ApiError('validation_failed', `${name} is not field.<key>, field.<key>[gte] or field.<key>[lte].`);
       const field = fieldOf(match[1], name);
       const bound = match[2] as 'gte' | 'lte' | undefined;
       if (bound && !RANGE_TYPES.includes(field.type)) {
@@ -257,7 +273,10 @@ function checkDefinition(field: DocumentField): void {
     throw invalid('min/max: only number (the value) and text (its length) fields have bounds.');
   }
   if (field.type === 'text') {
-    for (const [name, bound] of [['min', field.min], ['max', field.max]] as const) {
+    for (const [name, bound] of [
+      ['min', field.min],
+      ['max', field.max],
+    ] as const) {
       if (bound !== null && (!Number.isInteger(bound) || bound < 0 || bound > FIELD_LIMITS.textMax)) {
         throw invalid(`${name}: a text field's bound is a length, an integer from 0 to ${FIELD_LIMITS.textMax}.`);
       }

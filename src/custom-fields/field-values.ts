@@ -4,7 +4,13 @@ import type { DocumentField, FieldType } from './entities/document-field.entity.
 
 /** A field key: what `fields.<key>`, `field.<key>=` and `sort=field.<key>` name. */
 export const FIELD_KEY = /^[a-z][a-zA-Z0-9_]{0,63}$/;
-export const FIELD_LIMITS = { textMax: 500, optionsMax: 100, optionMax: 100, labelMax: 100, fieldsPerType: 50 } as const;
+export const FIELD_LIMITS = {
+  textMax: 500,
+  optionsMax: 100,
+  optionMax: 100,
+  labelMax: 100,
+  fieldsPerType: 50,
+} as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -68,7 +74,8 @@ export function checkedValue(field: DocumentField, value: unknown): string | num
       const length = codePoints(value);
       const max = Math.min(field.max ?? FIELD_LIMITS.textMax, FIELD_LIMITS.textMax);
       if (length > max) throw invalidField(key, `must be at most ${max} characters long.`);
-      if (field.min !== null && length < field.min) throw invalidField(key, `must be at least ${field.min} characters long.`);
+      if (field.min !== null && length < field.min)
+        throw invalidField(key, `must be at least ${field.min} characters long.`);
       return value;
     }
   }

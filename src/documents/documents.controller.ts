@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -171,7 +183,7 @@ export class DocumentsController {
       'on any change; id, status, uploadedBy, currentVersion, fileName and the other fields never change ' +
       'here. Allowed for the uploader and for roles whose permissions include documents: ["update"]. ' +
       'Send If-Match with the ETag of the version you edited to be told (412) when someone changed it first. ' +
-      "fields (custom field values) are merged, null removes one; documentTypeId moves the document to another " +
+      'fields (custom field values) are merged, null removes one; documentTypeId moves the document to another ' +
       "type and checks its values against that type's fields (values of keys it does not declare are dropped).",
   })
   @ApiParam({

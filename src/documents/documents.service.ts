@@ -122,11 +122,7 @@ export class DocumentsService {
       words,
       updatedFrom: query.updatedFrom === undefined ? undefined : this.search.stored(new Date(query.updatedFrom)),
       updatedTo: query.updatedTo === undefined ? undefined : this.search.stored(new Date(query.updatedTo)),
-      fields: await this.fields.listTerms(
-        query.documentTypeId,
-        fieldParameters,
-        isFieldSort(sort) ? sort : undefined,
-      ),
+      fields: await this.fields.listTerms(query.documentTypeId, fieldParameters, isFieldSort(sort) ? sort : undefined),
     };
     const visibility: DocumentVisibility = hasPermission(user, 'documents', 'read')
       ? { all: true }
@@ -206,7 +202,11 @@ export class DocumentsService {
       const values: Record<string, unknown> = {};
       for (const field of EDITABLE_FIELDS) {
         const value = next[field];
-        if (value === undefined || JSON.stringify(value) === JSON.stringify(current[field] ?? (field === 'fields' ? {} : null))) continue;
+        if (
+          value === undefined ||
+          JSON.stringify(value) === JSON.stringify(current[field] ?? (field === 'fields' ? {} : null))
+        )
+          continue;
         changes[field] = { from: current[field], to: value };
         values[field] = value;
       }

@@ -26,10 +26,12 @@ export class CreateDocumentFieldDto {
     maxLength: 64,
     example: 'amount',
     description:
-      'Names the field in documents\' `fields`, in list filters (field.<key>=) and sorts (sort=field.<key>): a ' +
+      "Names the field in documents' `fields`, in list filters (field.<key>=) and sorts (sort=field.<key>): a " +
       'lower-case letter, then letters, digits or _. Unique within the type; fixed once created.',
   })
-  @Matches(FIELD_KEY, { message: 'key must start with a lower-case letter and hold only letters, digits and _ (at most 64)' })
+  @Matches(FIELD_KEY, {
+    message: 'key must start with a lower-case letter and hold only letters, digits and _ (at most 64)',
+  })
   @IsString()
   readonly key: string;
 

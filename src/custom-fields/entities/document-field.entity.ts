@@ -4,7 +4,10 @@ import { DocumentType } from '../../document-types/entities/document-type.entity
 export const FIELD_TYPES = ['text', 'number', 'date', 'boolean', 'select', 'user', 'url'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-const numberColumn = { to: (v: number | null) => v, from: (v: string | number | null) => (v === null ? null : Number(v)) };
+const numberColumn = {
+  to: (v: number | null) => v,
+  from: (v: string | number | null) => (v === null ? null : Number(v)),
+};
 
 /** A typed field a document type declares (migration 1763800000150); its key is unique within the type. */
 @Entity({ name: 'document_fields' })

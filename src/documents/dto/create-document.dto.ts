@@ -27,7 +27,12 @@ export class CreateDocumentDto extends UpdateDocumentDto {
  * The multipart/form-data body of `POST /api/documents` as Swagger shows it: the same fields and
  * bounds as CreateDocumentDto, except that `metadata` travels as JSON text, plus the file part.
  */
-export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadata', 'title', 'tags', 'fields'] as const) {
+export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, [
+  'metadata',
+  'title',
+  'tags',
+  'fields',
+] as const) {
   @ApiPropertyOptional({
     type: 'array',
     // One part may carry every tag, comma-separated.

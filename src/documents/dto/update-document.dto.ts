@@ -96,10 +96,10 @@ export class UpdateDocumentDto {
     additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
     example: { amount: 1200.5, signedOn: '2026-09-30', confidential: true, region: 'EU' },
     description:
-      "Custom field values by key, as the document type declares them (GET /api/document-types/{id}/fields): " +
+      'Custom field values by key, as the document type declares them (GET /api/document-types/{id}/fields): ' +
       'text, select, url: string; number: number; date: "YYYY-MM-DD"; boolean: true/false; user: a user id. ' +
       'Merged into the current values: a key left out keeps its value, null removes it (a required field cannot ' +
-      'be removed). An unknown key, a value of the wrong type, outside min/max, not among a select\'s options, ' +
+      "be removed). An unknown key, a value of the wrong type, outside min/max, not among a select's options, " +
       'a user id that is not an active user or a url that is not http(s) is 400 validation_failed naming the field.',
   })
   @ValidateIf(isPresent)
