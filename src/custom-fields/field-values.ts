@@ -69,7 +69,8 @@ export function checkedValue(field: DocumentField, value: unknown): string | num
       }
       return value;
     }
-    case 'text': {
+    default: {
+      // text
       if (typeof value !== 'string') throw invalidField(key, 'must be a string.');
       const length = codePoints(value);
       const max = Math.min(field.max ?? FIELD_LIMITS.textMax, FIELD_LIMITS.textMax);

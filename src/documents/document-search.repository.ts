@@ -196,7 +196,10 @@ interface Built {
 function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
   const where = ['d.deletedAt IS NULL'];
   const parameters: unknown[] = [];
-  let from = 'documents d';
+  // A field sort walks the field's values in order, each document by primary key (the join order forced).
+  let from = filters.fields?.sort
+    ? `document_field_values fs ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} documents d ON d.id = fs.documentId`
+    : 'documents d';
   let score: Built['score'];
   if (filters.words?.length) {
     // MariaDB searches are searchMatches()'s (pageCarriesTotal()).
@@ -235,7 +238,7 @@ function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
 }
 
 /**
- * Custom fields: one join of document_field_values per field filtered or sorted on (fs: the sort's),
+ * Custom fields: one join of document_field_values per field filtered or sorted on (fs: the sort's, first),
  * its fieldId and value conditions in WHERE, so that each reads its (fieldId, value, documentId) index.
  */
 function withFieldJoins(from: string, where: string[], parameters: unknown[], terms: FieldListTerms): string {
@@ -244,7 +247,8 @@ function withFieldJoins(from: string, where: string[], parameters: unknown[], te
     const known = aliases.get(fieldId);
     if (known) return known;
     aliases.set(fieldId, alias);
-    from += ` JOIN document_field_values ${alias} ON ${alias}.documentId = d.id`;
+    // fs, the sort's, is already in FROM (build()).
+    if (alias !== 'fs') from += ` JOIN document_field_values ${alias} ON ${alias}.documentId = d.id`;
     where.push(`${alias}.fieldId = ?`);
     parameters.push(fieldId);
     return alias;

@@ -49,9 +49,11 @@ describe.each(databasesUnderTest())('custom fields on %s', (kind) => {
   }
 
   const valueRows = async () =>
-    Number((await t.dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM document_field_values'))[0].n);
+    Number(
+      (await t.dataSource.query<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM document_field_values'))[0].n,
+    );
   const documentRows = async () =>
-    Number((await t.dataSource.query<{ n: number }[]>('SELECT COUNT(*) AS n FROM documents'))[0].n);
+    Number((await t.dataSource.query<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM documents'))[0].n);
 
   beforeAll(async () => {
     t = await createTestApp(kind);
@@ -218,7 +220,7 @@ describe.each(databasesUnderTest())('custom fields on %s', (kind) => {
     expect(bad.body.details).toContain('fields.amount');
     expectError(await put({ fields: { amount: null } }), 400, 'validation_failed');
     expect(await shown()).toEqual(stale);
-    const rows = await t.dataSource.query<{ textValue: string | null; numberValue: number | null }[]>(
+    const rows = await t.dataSource.query<{ textValue: string | null; numberValue: number | string | null }[]>(
       'SELECT textValue, numberValue FROM document_field_values WHERE documentId = ? ORDER BY textValue',
       [id],
     );
