@@ -42,7 +42,7 @@ import { DocumentListResponseDto } from './dto/document-list-response.dto.js';
 import { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentHistoryEntryDto, DocumentHistoryResponseDto } from './dto/document-history-response.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
-import { UpdateDocumentRequestDto } from './dto/update-document.dto.js';
+import { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { etagOf } from './document-change.js';
 import { DocumentsService } from './documents.service.js';
 import { ApiWriteGuardErrors } from './document-write-guards.js';
@@ -224,7 +224,7 @@ export class DocumentsController {
   @ApiCommonErrors({ body: true })
   async update(
     @Param('documentId', uuidParam('documentId')) documentId: string,
-    @Body() body: UpdateDocumentRequestDto,
+    @Body() body: UpdateDocumentDto,
     @CurrentUser() user: AuthenticatedUser,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,

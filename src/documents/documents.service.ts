@@ -15,7 +15,7 @@ import {
 import { DocumentWrites } from './document-writes.js';
 import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';
 import type { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
-import type { UpdateDocumentRequestDto } from './dto/update-document.dto.js';
+import type { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { DocumentFields } from './document-fields.js';
 import type { DocumentHistory, FieldChange } from './entities/document-history.entity.js';
 import type { Document, DocumentStatus } from './entities/document.entity.js';
@@ -174,12 +174,7 @@ export class DocumentsService {
    * Applies the given fields (omitted ones keep their value) with a history row, in one
    * transaction. With If-Match a stale version is 412 (with the current ETag).
    */
-  update(
-    documentId: string,
-    input: UpdateDocumentRequestDto,
-    user: AuthenticatedUser,
-    ifMatch?: string,
-  ): Promise<Document> {
+  update(documentId: string, input: UpdateDocumentDto, user: AuthenticatedUser, ifMatch?: string): Promise<Document> {
     return this.writes.change(documentId, user, async (found, tx) => {
       const current = this.policy.changeable(documentId, found, user);
       checkIfMatch(ifMatch, current);

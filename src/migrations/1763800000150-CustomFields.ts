@@ -39,7 +39,11 @@ export class CustomFields1763800000150 implements MigrationInterface {
           { name: 'createdAt', type: 'datetime', precision: 3 },
         ],
         indices: [
-          new TableIndex({ name: 'UQ_document_fields_type_key', columnNames: ['documentTypeId', 'key'], isUnique: true }),
+          new TableIndex({
+            name: 'UQ_document_fields_type_key',
+            columnNames: ['documentTypeId', 'key'],
+            isUnique: true,
+          }),
         ],
         foreignKeys: [foreignKey('FK_document_fields_type', 'documentTypeId', 'document_types')],
       }),
@@ -59,7 +63,10 @@ export class CustomFields1763800000150 implements MigrationInterface {
           { name: 'numberValue', type: 'double', isNullable: true },
         ],
         indices: [
-          new TableIndex({ name: 'IDX_document_field_values_text', columnNames: ['fieldId', 'textValue', 'documentId'] }),
+          new TableIndex({
+            name: 'IDX_document_field_values_text',
+            columnNames: ['fieldId', 'textValue', 'documentId'],
+          }),
           new TableIndex({
             name: 'IDX_document_field_values_number',
             columnNames: ['fieldId', 'numberValue', 'documentId'],

@@ -80,6 +80,10 @@ describe.each(databasesUnderTest())('the document list by custom fields on %s', 
     expect(titles((await list('field.amount=20')).body).sort()).toEqual(['doc 1', 'doc 2']);
     expect(titles((await list('field.signedOn=2026-03-01')).body)).toEqual(['doc 1']);
     expect(titles((await list('field.region=EU&field.urgent=true')).body)).toEqual(['doc 0']);
+    // With a search: the field terms join the matches (the MariaDB search's own statement too).
+    const searched = await list('q=doc&field.region=EU');
+    expect(titles(searched.body).sort()).toEqual(['doc 0', 'doc 2']);
+    expect(searched.body.pagination).toMatchObject({ total: 2, totalIsExact: true });
   });
 
   it('filters number and date ranges, with an exact total below the cap', async () => {

@@ -62,7 +62,8 @@ export class CreateDocumentFieldDto {
   readonly required: boolean;
 
   @ApiPropertyOptional({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: FIELD_LIMITS.optionMax },
     nullable: true,
     minItems: 1,
     maxItems: FIELD_LIMITS.optionsMax,
@@ -135,7 +136,13 @@ export class DocumentFieldDto {
   @ApiProperty({ example: false })
   required: boolean;
 
-  @ApiProperty({ type: [String], nullable: true, maxItems: FIELD_LIMITS.optionsMax, example: null })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', maxLength: FIELD_LIMITS.optionMax },
+    nullable: true,
+    maxItems: FIELD_LIMITS.optionsMax,
+    example: null,
+  })
   options: string[] | null;
 
   @ApiProperty({ type: 'number', nullable: true, example: 0 })

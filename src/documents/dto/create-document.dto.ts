@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
-import { DOCUMENT_LIMITS, UpdateDocumentDto } from './update-document.dto.js';
+import { DOCUMENT_LIMITS, DocumentMetadataDto } from './update-document.dto.js';
 
 /** Text parts a create form may carry: its six single fields and up to one part per tag. */
 export const DOCUMENT_FORM_FIELDS = 6 + DOCUMENT_LIMITS.tagsMax;
@@ -10,7 +10,7 @@ export const DOCUMENT_FORM_FIELDS = 6 + DOCUMENT_LIMITS.tagsMax;
  * `tags` field, metadata parsed from its JSON text): validated by the same rules as the metadata
  * update, which it extends, plus the project and type.
  */
-export class CreateDocumentDto extends UpdateDocumentDto {
+export class CreateDocumentDto extends DocumentMetadataDto {
   @ApiProperty({
     format: 'uuid',
     description: 'Project to create the document in (you must be a contributor or manager).',

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ContentStateDto, DocumentMatchDto } from '../../content/dto/content-state.dto.js';
-import { DOCUMENT_LIMITS } from './update-document.dto.js';
+import { DOCUMENT_LIMITS, FIELD_VALUES_MAX } from './update-document.dto.js';
 import { DOCUMENT_STATUSES, type Document } from '../entities/document.entity.js';
 
 export class DocumentDto {
@@ -70,7 +70,8 @@ export class DocumentDto {
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    maxProperties: FIELD_VALUES_MAX,
+    additionalProperties: { oneOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }, { type: 'boolean' }] },
     example: { amount: 1200.5, signedOn: '2026-09-30', confidential: true, region: 'EU' },
     description:
       "Custom field values by key, as the document's type declares them (GET /api/document-types/{id}/fields): " +

@@ -115,6 +115,7 @@ export class ListDocumentsQueryDto extends DocumentPageQueryDto {
 
   @ApiPropertyOptional({
     type: 'string',
+    maxLength: 71,
     pattern: SORT_PATTERN.source,
     example: '-updatedAt',
     description:

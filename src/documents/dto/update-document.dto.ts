@@ -9,6 +9,9 @@ import {
   TextLength,
 } from '../../common/validation/text.validators.js';
 
+/** At most this many custom field values (a type declares at most 50 fields). */
+export const FIELD_VALUES_MAX = 50;
+
 export const DOCUMENT_LIMITS = {
   titleMax: 255,
   descriptionMax: 10_000,
@@ -26,9 +29,9 @@ const trimEach = ({ value }: { value: unknown }) =>
 
 /**
  * Every field is optional; an omitted field keeps its value. Unknown fields (id, status,
- * uploadedBy, ...) are rejected with 400, never silently dropped.
+ * uploadedBy, ...) are rejected with 400, never silently dropped. Shared by the update and the upload form.
  */
-export class UpdateDocumentDto {
+export class DocumentMetadataDto {
   @ApiPropertyOptional({
     minLength: 1,
     maxLength: DOCUMENT_LIMITS.titleMax,
@@ -93,7 +96,14 @@ export class UpdateDocumentDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
+    maxProperties: FIELD_VALUES_MAX,
+    additionalProperties: {
+      oneOf: [
+        { type: 'string', maxLength: 500, nullable: true },
+        { type: 'number', nullable: true },
+        { type: 'boolean', nullable: true },
+      ],
+    },
     example: { amount: 1200.5, signedOn: '2026-09-30', confidential: true, region: 'EU' },
     description:
       'Custom field values by key, as the document type declares them (GET /api/document-types/{id}/fields): ' +
@@ -109,7 +119,7 @@ export class UpdateDocumentDto {
 }
 
 /** PUT /api/documents/{id}: the metadata, plus a new type (its fields are checked again). */
-export class UpdateDocumentRequestDto extends UpdateDocumentDto {
+export class UpdateDocumentDto extends DocumentMetadataDto {
   @ApiPropertyOptional({
     format: 'uuid',
     example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
