@@ -218,6 +218,7 @@ export function documentUpdateSuite(kind: DatabaseKind) {
     status: document.status,
     tags: document.tags,
     metadata: document.metadata,
+    fields: document.fields ?? {},
     uploadedBy: document.uploadedBy,
     createdAt: document.createdAt.toISOString(),
     updatedAt: document.updatedAt.toISOString(),
