@@ -14,6 +14,7 @@ import { DocumentTypesModule } from './document-types/document-types.module.js';
 import { DocumentsModule } from './documents/documents.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LegalHoldsModule } from './legal-holds/legal-holds.module.js';
+import { CustomFieldsModule } from './custom-fields/custom-fields.module.js';
 import { RetentionModule } from './retention/retention.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
@@ -53,6 +54,7 @@ import { WatchesModule } from './watches/watches.module.js';
     DocumentLocksModule,
     SharesModule,
     LegalHoldsModule,
+    CustomFieldsModule,
     RetentionModule,
     WatchesModule,
     ContentModule,

@@ -40,6 +40,8 @@ import { WebhookDelivery } from './webhooks/entities/webhook-delivery.entity.js'
 import { Webhook } from './webhooks/entities/webhook.entity.js';
 import { DocumentWatch } from './watches/entities/document-watch.entity.js';
 import { ProjectWatch } from './watches/entities/project-watch.entity.js';
+import { DocumentFieldValue } from './custom-fields/entities/document-field-value.entity.js';
+import { DocumentField } from './custom-fields/entities/document-field.entity.js';
 
 /**
  * Composition: the one list of every feature's entities and the migrations that create their
@@ -85,6 +87,8 @@ export const ENTITIES = [
   Job,
   DocumentContent,
   DocumentPreview,
+  DocumentField,
+  DocumentFieldValue,
 ];
 export { MIGRATIONS };
 

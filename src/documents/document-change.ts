@@ -14,6 +14,8 @@ export type WritableDocumentFields = Partial<
     | 'description'
     | 'tags'
     | 'metadata'
+    | 'fields'
+    | 'documentTypeId'
     | 'status'
     | 'deletedAt'
     | 'deletedBy'

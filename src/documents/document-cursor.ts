@@ -1,10 +1,10 @@
 import { ApiError } from '../common/errors/error-codes.js';
-import type { KeysetSort } from './document-search.repository.js';
+import { isFieldSort, type KeysetSort } from './document-search.repository.js';
 
 /** A position in one sort order: the sort, the last item's sort value and its id. */
 export interface DocumentCursor {
   sort: KeysetSort;
-  /** Epoch milliseconds for the date sorts, the title for the title sorts. */
+  /** Epoch milliseconds for the date sorts, the title for the title sorts, the value for a field sort. */
   value: number | string;
   id: string;
 }
@@ -31,7 +31,10 @@ export function decodeDocumentCursor(raw: string, sort: KeysetSort): DocumentCur
   const { s, v, i } = parsed as Record<string, unknown>;
   if (s !== sort || typeof i !== 'string' || !UUID.test(i)) throw invalid();
   const byTitle = sort === 'title' || sort === '-title';
-  if (byTitle ? typeof v !== 'string' : !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) {
+  if (isFieldSort(sort)) {
+    // A custom field's value: a number, or the text (or YYYY-MM-DD date) it holds.
+    if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) throw invalid();
+  } else if (byTitle ? typeof v !== 'string' : !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) {
     throw invalid();
   }
   return { sort, value: v as number | string, id: i };

@@ -13,6 +13,7 @@ import type { MultipartUpload } from '../storage/multipart-upload.js';
 import { StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy, type DocumentAccess } from './document-access.policy.js';
 import { checkIfMatch } from './document-change.js';
+import { DocumentFields } from './document-fields.js';
 import { DocumentVersionsRepository } from './document-versions.repository.js';
 import { DocumentWrites } from './document-writes.js';
 import { DocumentsRepository } from './documents.repository.js';
@@ -57,6 +58,7 @@ export class DocumentFilesService {
     private readonly storedFiles: StoredFiles,
     private readonly jobs: JobsRepository,
     private readonly jobRunner: JobRunner,
+    private readonly fields: DocumentFields,
   ) {}
 
   /**
@@ -78,6 +80,8 @@ export class DocumentFilesService {
     if (!target.documentTypeExists) {
       throw new ApiError('validation_failed', `documentTypeId: no document type has the id ${input.documentTypeId}.`);
     }
+    // Checked again in the transaction; here so that a bad value costs no upload.
+    await this.fields.resolve(undefined, input.documentTypeId, null, input.fields);
   }
 
   /**
@@ -99,6 +103,7 @@ export class DocumentFilesService {
       status: 'draft',
       tags: normalizeTags(input.tags ?? []),
       metadata: input.metadata ?? {},
+      fields: {} as Record<string, unknown> | null,
       uploadedBy: user.id,
       rowVersion: 1,
       createdAt: now,
@@ -118,6 +123,9 @@ export class DocumentFilesService {
     } satisfies DocumentHistory);
     await this.committed(upload, (settle) =>
       this.transactions.run(async (tx) => {
+        const fields = await this.fields.resolve(tx, document.documentTypeId, null, input.fields);
+        document.fields = fields;
+        if (Object.keys(fields).length > 0) history.changes.fields = { from: null, to: fields };
         await this.documents.insert(tx, {
           from: document,
           document,
@@ -133,6 +141,7 @@ export class DocumentFilesService {
             payload: { title: document.title, actorName: user.username },
           },
         });
+        await this.fields.store(tx, document.id, document.documentTypeId, fields);
         await settle(tx);
         await this.queueExtraction(tx, document.id, 1, now);
       }),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
+import type { FieldListTerms } from './document-fields.js';
 import { Document } from './entities/document.entity.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -21,8 +22,15 @@ export const DOCUMENT_SORTS = [
   '-title',
   'relevance',
 ] as const;
-export type DocumentSort = (typeof DOCUMENT_SORTS)[number];
+/** A custom field's order (src/custom-fields): only documents with a value for it, by that value. */
+export type FieldSortName = `field.${string}` | `-field.${string}`;
+export type DocumentSort = (typeof DOCUMENT_SORTS)[number] | FieldSortName;
 export type KeysetSort = Exclude<DocumentSort, 'relevance'>;
+type ColumnSort = Exclude<(typeof DOCUMENT_SORTS)[number], 'relevance'>;
+
+export function isFieldSort(sort: string): sort is FieldSortName {
+  return /^-?field\./.test(sort);
+}
 
 /** Filters (AND) with values in their stored form. */
 export interface DocumentListFilters {
@@ -36,6 +44,8 @@ export interface DocumentListFilters {
   words?: string[];
   updatedFrom?: unknown;
   updatedTo?: unknown;
+  /** Custom field filters and sort, resolved to field ids (DocumentFields.listTerms). */
+  fields?: FieldListTerms;
 }
 
 /**
@@ -118,7 +128,7 @@ export interface DocumentListPosition {
   id: string;
 }
 
-const SORT_COLUMN: Record<KeysetSort, { column: string; descending: boolean }> = {
+const SORT_COLUMN: Record<ColumnSort, { column: string; descending: boolean }> = {
   '-updatedAt': { column: 'updatedAt', descending: true },
   updatedAt: { column: 'updatedAt', descending: false },
   '-createdAt': { column: 'createdAt', descending: true },
@@ -128,24 +138,35 @@ const SORT_COLUMN: Record<KeysetSort, { column: string; descending: boolean }> =
 };
 
 export function sortColumn(sort: KeysetSort): string {
-  return SORT_COLUMN[sort].column;
+  return isFieldSort(sort) ? sort.replace(/^-/, '') : SORT_COLUMN[sort].column;
+}
+
+/** What a keyset sort orders the rows of `alias` by: a column and the id; a field sort, its value row (fs). */
+function sortKey(alias: string, sort: KeysetSort, filters: DocumentListFilters) {
+  const field = isFieldSort(sort) ? filters.fields?.sort : undefined;
+  if (field) return { value: `fs.${field.column}`, id: 'fs.documentId', descending: field.descending };
+  if (isFieldSort(sort)) throw new Error('a field sort needs its resolved term');
+  const { column, descending } = SORT_COLUMN[sort];
+  return { value: `${alias}.${column}`, id: `${alias}.id`, descending };
 }
 
 /** ORDER BY of a keyset sort on the rows of `alias`: the sort column, ties by id in the same direction. */
-function keysetOrder(alias: string, sort: KeysetSort): string {
-  const { column, descending } = SORT_COLUMN[sort];
+function keysetOrder(alias: string, sort: KeysetSort, filters: DocumentListFilters): string {
+  const { value, id, descending } = sortKey(alias, sort, filters);
   const direction = descending ? 'DESC' : 'ASC';
-  return `${alias}.${column} ${direction}, ${alias}.id ${direction}`;
+  return `${value} ${direction}, ${id} ${direction}`;
 }
 
 /** The rows of `alias` that come after `after` in keysetOrder(alias, sort). */
-function afterPosition(alias: string, sort: KeysetSort, after: DocumentListPosition): Predicate {
-  const { column, descending } = SORT_COLUMN[sort];
+function afterPosition(
+  alias: string,
+  sort: KeysetSort,
+  filters: DocumentListFilters,
+  after: DocumentListPosition,
+): Predicate {
+  const { value, id, descending } = sortKey(alias, sort, filters);
   const beyond = descending ? '<' : '>';
-  return [
-    `(${alias}.${column} ${beyond} ? OR (${alias}.${column} = ? AND ${alias}.id ${beyond} ?))`,
-    [after.value, after.value, after.id],
-  ];
+  return [`(${value} ${beyond} ? OR (${value} = ? AND ${id} ${beyond} ?))`, [after.value, after.value, after.id]];
 }
 
 /**
@@ -175,7 +196,10 @@ interface Built {
 function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
   const where = ['d.deletedAt IS NULL'];
   const parameters: unknown[] = [];
-  let from = 'documents d';
+  // A field sort walks the field's values in order, each document by primary key (the join order forced).
+  let from = filters.fields?.sort
+    ? `document_field_values fs ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} documents d ON d.id = fs.documentId`
+    : 'documents d';
   let score: Built['score'];
   if (filters.words?.length) {
     // MariaDB searches are searchMatches()'s (pageCarriesTotal()).
@@ -209,7 +233,32 @@ function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
     where.push('d.updatedAt <= ?');
     parameters.push(filters.updatedTo);
   }
+  if (filters.fields) from = withFieldJoins(from, where, parameters, filters.fields);
   return { from, where, parameters, score };
+}
+
+/**
+ * Custom fields: one join of document_field_values per field filtered or sorted on (fs: the sort's, first),
+ * its fieldId and value conditions in WHERE, so that each reads its (fieldId, value, documentId) index.
+ */
+function withFieldJoins(from: string, where: string[], parameters: unknown[], terms: FieldListTerms): string {
+  const aliases = new Map<string, string>();
+  const join = (fieldId: string, alias = `f${aliases.size}`) => {
+    const known = aliases.get(fieldId);
+    if (known) return known;
+    aliases.set(fieldId, alias);
+    // fs, the sort's, is already in FROM (build()).
+    if (alias !== 'fs') from += ` JOIN document_field_values ${alias} ON ${alias}.documentId = d.id`;
+    where.push(`${alias}.fieldId = ?`);
+    parameters.push(fieldId);
+    return alias;
+  };
+  if (terms.sort) join(terms.sort.fieldId, 'fs');
+  for (const { fieldId, column, op, value } of terms.filters) {
+    where.push(`${join(fieldId)}.${column} ${op} ?`);
+    parameters.push(value);
+  }
+  return from;
 }
 
 /** Whether document_counts answers the total: every filter is one of its keys (project, uploader, status, type). */
@@ -217,6 +266,7 @@ export function totalIsCounted(filters: DocumentListFilters): boolean {
   return (
     !filters.words?.length &&
     !filters.tags?.length &&
+    !filters.fields &&
     filters.updatedFrom === undefined &&
     filters.updatedTo === undefined
   );
@@ -274,7 +324,7 @@ export function documentTotalExpression(
 }
 
 /** The everything indexes, by sort column (MariaDB: named, so that a one-range page walks them in order). */
-const EVERYTHING_INDEX: Record<string, string> = {
+const EVERYTHING_INDEX: Record<string, string | undefined> = {
   updatedAt: 'IDX_documents_deleted_list',
   createdAt: 'IDX_documents_deleted_created',
   title: 'IDX_documents_deleted_title',
@@ -284,7 +334,7 @@ const EVERYTHING_INDEX: Record<string, string> = {
 function keyOrder(dialect: SqlDialect, alias: string, sort: DocumentSort): string {
   const of = alias ? `${alias}.` : '';
   if (sort !== 'relevance') {
-    const direction = SORT_COLUMN[sort].descending ? 'DESC' : 'ASC';
+    const direction = sort.startsWith('-') ? 'DESC' : 'ASC';
     return `${of}v ${direction}, ${of}id ${direction}`;
   }
   return `${of}v ${dialect === 'mysql' ? 'DESC' : 'ASC'}, ${of}id ASC`;
@@ -319,17 +369,18 @@ function pageKeys(
       value = built.score.sql;
       order = `v ${built.score.descending ? 'DESC' : 'ASC'}, d.id ASC`;
     } else {
-      value = `d.${sortColumn(sort)}`;
-      order = keysetOrder('d', sort);
+      value = sortKey('d', sort, filters).value;
+      order = keysetOrder('d', sort, filters);
       if (after) {
-        const [condition, values] = afterPosition('d', sort, after);
+        const [condition, values] = afterPosition('d', sort, filters, after);
         built.where.push(condition);
         built.parameters.push(...values);
       }
       // One range over everything (or a semi-join): walk the sort's index, not a filter's.
-      const byFilter = filters.projectId ?? filters.uploadedBy ?? filters.documentTypeId;
-      if (dialect === 'mysql' && single && byFilter === undefined && (visibility.all || !perProject)) {
-        built.from = `documents d FORCE INDEX (${EVERYTHING_INDEX[sortColumn(sort)]})`;
+      const byFilter = filters.projectId ?? filters.uploadedBy ?? filters.documentTypeId ?? filters.fields;
+      const index = EVERYTHING_INDEX[sortColumn(sort)];
+      if (dialect === 'mysql' && single && byFilter === undefined && index && (visibility.all || !perProject)) {
+        built.from = `documents d FORCE INDEX (${index})`;
       }
     }
     const select = `SELECT ${value} AS v, d.id AS id FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order}`;
@@ -531,9 +582,9 @@ function searchPageStatement(
     `FROM (${matches}) m JOIN ${built.from} ON d.id = m.documentId WHERE ${built.where.join(' AND ')}`;
   parameters.push(...built.parameters);
   let where = '';
-  const order = sort === 'relevance' ? 'x.relevance DESC, x.id ASC' : keysetOrder('x', sort);
+  const order = sort === 'relevance' ? 'x.relevance DESC, x.id ASC' : keysetOrder('x', sort, filters);
   if (sort !== 'relevance' && after) {
-    const [condition, values] = afterPosition('x', sort, after);
+    const [condition, values] = afterPosition('x', sort, filters, after);
     where = ` WHERE ${condition}`;
     parameters.push(...values);
   }

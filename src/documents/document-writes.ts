@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { documentChange, type ChangeDescription } from './document-change.js';
+import { DocumentFields } from './document-fields.js';
 import { DocumentWriteGuards } from './document-write-guards.js';
 import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';
 import type { Document } from './entities/document.entity.js';
@@ -27,6 +28,7 @@ export class DocumentWrites {
     private readonly transactions: Transactions,
     private readonly documents: DocumentsRepository,
     private readonly guards: DocumentWriteGuards,
+    private readonly fields: DocumentFields,
   ) {}
 
   change(
@@ -43,6 +45,9 @@ export class DocumentWrites {
       const planned = documentChange(current, user, change);
       // decide() answers only for a document that was found.
       await this.documents.applyChange(tx, planned, found!.participation);
+      if (planned.values.fields !== undefined) {
+        await this.fields.store(tx, current.id, planned.document.documentTypeId, planned.document.fields ?? {});
+      }
       await alsoInTx?.(tx);
       return planned.document;
     });

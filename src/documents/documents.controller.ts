@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -11,6 +23,7 @@ import {
   ApiOperation,
   ApiParam,
   ApiPreconditionFailedResponse,
+  ApiQuery,
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
@@ -33,6 +46,7 @@ import { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { etagOf } from './document-change.js';
 import { DocumentsService } from './documents.service.js';
 import { ApiWriteGuardErrors } from './document-write-guards.js';
+import { FieldParameters, FieldParametersInterceptor } from './field-parameters.js';
 
 @ApiTags('documents')
 @ApiBearerAuth()
@@ -52,17 +66,32 @@ export class DocumentsController {
       `tags or updated-range filter matching more than ${COUNT_CAP} documents: total is then a lower bound); ` +
       'a page past the end is 200 with an empty list. For deep ' +
       'walks follow pagination.nextCursor (every sort but relevance). Unknown, repeated or object-shaped ' +
-      'parameters are 400.',
+      'parameters are 400. Custom fields (with documentTypeId, whose fields they name): field.<key>=value ' +
+      '(equality), field.<key>[gte]= and field.<key>[lte]= (number and date ranges), sort=field.<key> or ' +
+      '-field.<key> (only documents with a value for it; not with q); their totals are counted up to ' +
+      `${COUNT_CAP} (totalIsExact false beyond).`,
+  })
+  @ApiQuery({
+    name: 'field.<key>',
+    required: false,
+    schema: { type: 'string', maxLength: 500 },
+    example: 'EU',
+    description:
+      'A custom field of documentTypeId: field.region=EU, field.amount[gte]=100, field.signedOn[lte]=2026-12-31. ' +
+      'Values as the field type writes them (number, YYYY-MM-DD, true/false, text); an unknown key or a value ' +
+      'of the wrong type is 400 validation_failed.',
   })
   @ApiOkResponse({ type: DocumentListResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
   @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
   @ApiCommonErrors()
+  @UseInterceptors(FieldParametersInterceptor)
   async list(
     @Query() query: ListDocumentsQueryDto,
+    @FieldParameters() fieldParameters: Record<string, string>,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentListResponseDto> {
-    const { documents, total, totalIsExact, next } = await this.documents.list(query, user);
+    const { documents, total, totalIsExact, next } = await this.documents.list(query, user, fieldParameters);
     return {
       documents: documents.map((document) => DocumentDto.from(document)),
       pagination: Object.assign(
@@ -153,7 +182,9 @@ export class DocumentsController {
       'document and ETag). tags and metadata are replaced whole, never merged. updatedAt moves forward ' +
       'on any change; id, status, uploadedBy, currentVersion, fileName and the other fields never change ' +
       'here. Allowed for the uploader and for roles whose permissions include documents: ["update"]. ' +
-      'Send If-Match with the ETag of the version you edited to be told (412) when someone changed it first.',
+      'Send If-Match with the ETag of the version you edited to be told (412) when someone changed it first. ' +
+      'fields (custom field values) are merged, null removes one; documentTypeId moves the document to another ' +
+      "type and checks its values against that type's fields (values of keys it does not declare are dropped).",
   })
   @ApiParam({
     name: 'documentId',

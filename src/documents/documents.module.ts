@@ -9,6 +9,7 @@ import { FileStore } from '../storage/file-store.js';
 import { STORED_FILE_REFERENCES, StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentCounts } from './document-counts.repository.js';
+import { DocumentFields } from './document-fields.js';
 import { DocumentFilesController } from './document-files.controller.js';
 import { DocumentFilesService } from './document-files.service.js';
 import { DocumentParticipantsRepository } from './document-participants.repository.js';
@@ -38,6 +39,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentVersionsRepository,
     DocumentWrites,
     DocumentWriteGuards,
+    DocumentFields,
     DocumentAccessPolicy,
     DocumentParticipants,
     DocumentParticipantsRepository,
@@ -52,6 +54,7 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentTrashService,
     DocumentsService,
     DocumentWriteGuards,
+    DocumentFields,
     DocumentWrites,
     DocumentAccessPolicy,
     DocumentFilesService,

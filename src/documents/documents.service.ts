@@ -6,6 +6,7 @@ import { checkIfMatch, refuseArchived } from './document-change.js';
 import { decodeDocumentCursor, type DocumentCursor } from './document-cursor.js';
 import {
   DocumentSearchRepository,
+  isFieldSort,
   sortColumn,
   type DocumentListFilters,
   type DocumentVisibility,
@@ -15,10 +16,11 @@ import { DocumentWrites } from './document-writes.js';
 import { DocumentsRepository, type DocumentWithAccess } from './documents.repository.js';
 import type { ListDocumentsQueryDto } from './dto/list-documents-query.dto.js';
 import type { UpdateDocumentDto } from './dto/update-document.dto.js';
+import { DocumentFields } from './document-fields.js';
 import type { DocumentHistory, FieldChange } from './entities/document-history.entity.js';
 import type { Document, DocumentStatus } from './entities/document.entity.js';
 
-const EDITABLE_FIELDS = ['title', 'description', 'tags', 'metadata'] as const;
+const EDITABLE_FIELDS = ['title', 'description', 'tags', 'metadata', 'documentTypeId', 'fields'] as const;
 
 /** At most this many history entries are listed. */
 const HISTORY_LIMIT = 500;
@@ -64,6 +66,12 @@ export interface DocumentPage {
   next: DocumentCursor | null;
 }
 
+/** A field value as its typed row holds it (a boolean as 0/1), for a cursor. */
+function fieldSortValue(value: unknown): number | string {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return typeof value === 'number' ? value : String(value);
+}
+
 /** Drops duplicates keeping the first occurrence (tags arrive already trimmed by the DTO). */
 export function normalizeTags(tags: string[]): string[] {
   return [...new Set(tags)];
@@ -77,6 +85,7 @@ export class DocumentsService {
     private readonly search: DocumentSearchRepository,
     private readonly writes: DocumentWrites,
     private readonly policy: DocumentAccessPolicy,
+    private readonly fields: DocumentFields,
   ) {}
 
   /**
@@ -84,7 +93,11 @@ export class DocumentsService {
    * documents:read), never trashed ones, filtered (AND), sorted, with the total. A page number
    * is an OFFSET; a cursor (every sort but relevance) continues right after the item it names.
    */
-  async list(query: ListDocumentsQueryDto, user: AuthenticatedUser): Promise<DocumentPage> {
+  async list(
+    query: ListDocumentsQueryDto,
+    user: AuthenticatedUser,
+    fieldParameters: Record<string, string> = {},
+  ): Promise<DocumentPage> {
     if (query.cursor !== undefined && query.page !== undefined) {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
@@ -94,6 +107,7 @@ export class DocumentsService {
     if (sort === 'relevance' && query.cursor !== undefined) {
       throw new ApiError('validation_failed', 'sort=relevance pages by page only; cursor is not available.');
     }
+    if (words && isFieldSort(sort)) throw new ApiError('validation_failed', 'sort=field.<key> cannot be used with q.');
     const after = query.cursor === undefined ? undefined : decodeDocumentCursor(query.cursor, sort as KeysetSort);
     const tags = query.tags
       ?.split(',')
@@ -108,6 +122,7 @@ export class DocumentsService {
       words,
       updatedFrom: query.updatedFrom === undefined ? undefined : this.search.stored(new Date(query.updatedFrom)),
       updatedTo: query.updatedTo === undefined ? undefined : this.search.stored(new Date(query.updatedTo)),
+      fields: await this.fields.listTerms(query.documentTypeId, fieldParameters, isFieldSort(sort) ? sort : undefined),
     };
     const visibility: DocumentVisibility = hasPermission(user, 'documents', 'read')
       ? { all: true }
@@ -115,7 +130,8 @@ export class DocumentsService {
 
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     const position = after && {
-      value: typeof after.value === 'number' ? this.search.stored(new Date(after.value)) : after.value,
+      value:
+        typeof after.value === 'number' && !isFieldSort(sort) ? this.search.stored(new Date(after.value)) : after.value,
       id: after.id,
     };
     // One row more than the page tells whether anything follows.
@@ -129,7 +145,15 @@ export class DocumentsService {
     let next: DocumentCursor | null = null;
     if (sort !== 'relevance' && rows.length > query.limit && last) {
       const column = sortColumn(sort);
-      next = { sort, value: column === 'title' ? last.title : last[column as 'updatedAt'].getTime(), id: last.id };
+      next = {
+        sort,
+        value: isFieldSort(sort)
+          ? fieldSortValue(last.fields?.[column.slice('field.'.length)])
+          : column === 'title'
+            ? last.title
+            : last[column as 'updatedAt'].getTime(),
+        id: last.id,
+      };
     }
     return { documents, total, totalIsExact, next };
   }
@@ -151,21 +175,33 @@ export class DocumentsService {
    * transaction. With If-Match a stale version is 412 (with the current ETag).
    */
   update(documentId: string, input: UpdateDocumentDto, user: AuthenticatedUser, ifMatch?: string): Promise<Document> {
-    return this.writes.change(documentId, user, (found) => {
+    return this.writes.change(documentId, user, async (found, tx) => {
       const current = this.policy.changeable(documentId, found, user);
       checkIfMatch(ifMatch, current);
       refuseArchived(current);
+      const typeChanged = input.documentTypeId !== undefined && input.documentTypeId !== current.documentTypeId;
+      const documentTypeId = input.documentTypeId ?? current.documentTypeId;
       const next = {
         title: input.title,
         description: input.description,
         tags: input.tags === undefined ? undefined : normalizeTags(input.tags),
         metadata: input.metadata,
+        documentTypeId,
+        // Custom field values: merged and checked by the fields feature (a new type checks them all again).
+        fields:
+          input.fields === undefined && !typeChanged
+            ? undefined
+            : await this.fields.resolve(tx, documentTypeId, current.fields ?? {}, input.fields, typeChanged),
       };
       const changes: Record<string, FieldChange> = {};
       const values: Record<string, unknown> = {};
       for (const field of EDITABLE_FIELDS) {
         const value = next[field];
-        if (value === undefined || JSON.stringify(value) === JSON.stringify(current[field])) continue;
+        if (
+          value === undefined ||
+          JSON.stringify(value) === JSON.stringify(current[field] ?? (field === 'fields' ? {} : null))
+        )
+          continue;
         changes[field] = { from: current[field], to: value };
         values[field] = value;
       }

@@ -45,18 +45,19 @@ export function formBody(fields: Record<string, string>, lists: Record<string, s
         : [part],
     );
   }
-  if (fields.metadata !== undefined) {
+  for (const name of ['metadata', 'fields'] as const) {
+    if (fields[name] === undefined) continue;
     try {
-      body.metadata = JSON.parse(fields.metadata) as unknown;
+      body[name] = JSON.parse(fields[name]) as unknown;
     } catch {
-      throw invalid('metadata must be the JSON text of an object.');
+      throw invalid(`${name} must be the JSON text of an object.`);
     }
-    // What the JSON body guard checks before the pipe sees a body, for the same metadata as form text.
-    const shape = inspectJson(body.metadata, MAX_BODY_DEPTH);
-    if (shape.forbiddenKey) throw invalid(`metadata must not contain the key "${shape.forbiddenKey}".`);
+    // What the JSON body guard checks before the pipe sees a body, for the same object as form text.
+    const shape = inspectJson(body[name], MAX_BODY_DEPTH);
+    if (shape.forbiddenKey) throw invalid(`${name} must not contain the key "${shape.forbiddenKey}".`);
     if (shape.depth > MAX_BODY_DEPTH)
-      throw invalid(`metadata must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
-    if (shape.illFormedText) throw invalid(describeIllFormedText(shape.illFormedText, 'metadata'));
+      throw invalid(`${name} must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
+    if (shape.illFormedText) throw invalid(describeIllFormedText(shape.illFormedText, name));
   }
   return body;
 }

@@ -34,6 +34,7 @@ import { Watches1763800000140 } from './1763800000140-Watches.js';
 import { DeliveryTiming1763800000141 } from './1763800000141-DeliveryTiming.js';
 import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
 import { SavedSearches1763800000146 } from './1763800000146-SavedSearches.js';
+import { CustomFields1763800000150 } from './1763800000150-CustomFields.js';
 import { AuditChainHeadTrigger1763800000160 } from './1763800000160-AuditChainHeadTrigger.js';
 import { rerunnable } from './rerunnable.js';
 
@@ -75,5 +76,6 @@ export const MIGRATIONS = [
   DeliveryTiming1763800000141,
   Webhooks1763800000145,
   SavedSearches1763800000146,
+  CustomFields1763800000150,
   AuditChainHeadTrigger1763800000160,
 ].map((migration) => rerunnable(migration));

@@ -115,7 +115,14 @@ describe.each(databasesUnderTest())('the application on %s', (kind) => {
     expect(update.security).toEqual([{ bearer: [] }]);
     expect(update.parameters.find((p: { name: string }) => p.name === 'documentId').schema.format).toBe('uuid');
     const updateBody = spec.components.schemas.UpdateDocumentDto;
-    expect(Object.keys(updateBody.properties).sort()).toEqual(['description', 'metadata', 'tags', 'title']);
+    expect(Object.keys(updateBody.properties).sort()).toEqual([
+      'description',
+      'documentTypeId',
+      'fields',
+      'metadata',
+      'tags',
+      'title',
+    ]);
     expect(updateBody.required ?? []).toEqual([]);
     expect(updateBody.properties.title).toMatchObject({ minLength: 1, maxLength: 255 });
     for (const field of ['title', 'description', 'tags'])

@@ -366,6 +366,27 @@ export const MATRIX: Row[] = [
     rule: 'documentTypes:manage',
     expected: adminOnly(404),
   },
+  { method: 'GET', route: '/api/document-types/:documentTypeId/fields', rule: 'authenticated', expected: anyUser(404) },
+  {
+    method: 'POST',
+    route: '/api/document-types/:documentTypeId/fields',
+    rule: 'documentTypes:manage',
+    body: {},
+    expected: adminOnly(400),
+  },
+  {
+    method: 'PATCH',
+    route: '/api/document-types/:documentTypeId/fields/:key',
+    rule: 'documentTypes:manage',
+    body: {},
+    expected: adminOnly(404),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/document-types/:documentTypeId/fields/:key',
+    rule: 'documentTypes:manage',
+    expected: adminOnly(404),
+  },
   { method: 'GET', route: '/api/users', rule: 'users:manage', expected: adminOnly(200) },
   { method: 'POST', route: '/api/users', rule: 'users:manage', body: {}, expected: adminOnly(400) },
   { method: 'GET', route: '/api/users/:userId', rule: 'users:manage', expected: adminOnly(404) },
@@ -727,6 +748,7 @@ describe.each(databasesUnderTest())('authorization matrix on %s', (kind) => {
           randomUUID(),
         )
         .replace(':deliveryId', randomUUID())
+        .replace(':key', 'amount')
         .replace(':link', 'A'.repeat(43));
       const token = tokens[persona];
       if (row.stream) {

@@ -45,6 +45,7 @@ describe.each(databasesUnderTest())('the document list plan on %s', (kind) => {
           status: n % 3 ? 'draft' : 'published',
           tags: ['plan'],
           metadata: { n },
+          fields: null,
           uploadedBy: t.seed.users[0].id,
           rowVersion: 1,
           createdAt: at,

@@ -36,6 +36,8 @@ const CANONICAL_TABLES = [
   'document_comments',
   'document_watches',
   'document_contents',
+  'document_fields',
+  'document_field_values',
   'document_previews',
   'document_history',
   'document_locks',

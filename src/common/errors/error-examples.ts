@@ -30,6 +30,9 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
     'the host hooks.internal resolves to a private or reserved address; list it in WEBHOOK_ALLOWED_HOSTS to allow it',
   webhook_disabled: 'The webhook is disabled; enable it (PATCH {"enabled": true}) before replaying deliveries.',
   legal_hold_not_found: 'No legal hold has the id 4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b.',
+  document_field_not_found: 'The document type has no field amount.',
+  document_field_in_use:
+    '12 document(s) hold a value of the field amount; delete with ?force=true to remove the values too.',
   member_not_found: 'The user 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed is not a member of this project.',
   route_not_found: 'No such route; see /docs for the operations this service offers.',
   request_timeout: 'The request was not received in time; send it again.',

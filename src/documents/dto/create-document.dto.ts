@@ -1,16 +1,16 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
-import { DOCUMENT_LIMITS, UpdateDocumentDto } from './update-document.dto.js';
+import { DOCUMENT_LIMITS, DocumentMetadataDto } from './update-document.dto.js';
 
-/** Text parts a create form may carry: its five single fields and up to one part per tag. */
-export const DOCUMENT_FORM_FIELDS = 5 + DOCUMENT_LIMITS.tagsMax;
+/** Text parts a create form may carry: its six single fields and up to one part per tag. */
+export const DOCUMENT_FORM_FIELDS = 6 + DOCUMENT_LIMITS.tagsMax;
 
 /**
  * The text fields of `POST /api/documents`, once collected from the form (tags from the repeated
  * `tags` field, metadata parsed from its JSON text): validated by the same rules as the metadata
  * update, which it extends, plus the project and type.
  */
-export class CreateDocumentDto extends UpdateDocumentDto {
+export class CreateDocumentDto extends DocumentMetadataDto {
   @ApiProperty({
     format: 'uuid',
     description: 'Project to create the document in (you must be a contributor or manager).',
@@ -27,7 +27,12 @@ export class CreateDocumentDto extends UpdateDocumentDto {
  * The multipart/form-data body of `POST /api/documents` as Swagger shows it: the same fields and
  * bounds as CreateDocumentDto, except that `metadata` travels as JSON text, plus the file part.
  */
-export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadata', 'title', 'tags'] as const) {
+export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, [
+  'metadata',
+  'title',
+  'tags',
+  'fields',
+] as const) {
   @ApiPropertyOptional({
     type: 'array',
     // One part may carry every tag, comma-separated.
@@ -58,6 +63,16 @@ export class CreateDocumentFormDto extends OmitType(CreateDocumentDto, ['metadat
       '"prototype" keys). Default {}.',
   })
   readonly metadata?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 65_536,
+    example: '{"amount":1200.5,"signedOn":"2026-09-30"}',
+    description:
+      "JSON text of the custom field values by key (as `fields` of PUT /api/documents/{id}); the document type's " +
+      'required fields must have one. Checked before any byte of the file is stored.',
+  })
+  readonly fields?: string;
 
   @ApiProperty({
     type: 'string',

@@ -39,13 +39,15 @@ export class DocumentHistoryEntryDto {
 
   @ApiProperty({
     type: 'object',
-    // The fields a change can record (metadata, status, trash, file version); each holds its old and new value.
+    // The fields a change can record (metadata, custom fields, type, status, trash, file version); each holds its old and new value.
     properties: Object.fromEntries(
       [
         'title',
         'description',
         'tags',
         'metadata',
+        'fields',
+        'documentTypeId',
         'status',
         'deletedAt',
         'deletedBy',

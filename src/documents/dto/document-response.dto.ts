@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ContentStateDto, DocumentMatchDto } from '../../content/dto/content-state.dto.js';
-import { DOCUMENT_LIMITS } from './update-document.dto.js';
+import { DOCUMENT_LIMITS, FIELD_VALUES_MAX } from './update-document.dto.js';
 import { DOCUMENT_STATUSES, type Document } from '../entities/document.entity.js';
 
 export class DocumentDto {
@@ -68,6 +68,18 @@ export class DocumentDto {
   })
   metadata: Record<string, unknown>;
 
+  @ApiProperty({
+    type: 'object',
+    maxProperties: FIELD_VALUES_MAX,
+    additionalProperties: { oneOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }, { type: 'boolean' }] },
+    example: { amount: 1200.5, signedOn: '2026-09-30', confidential: true, region: 'EU' },
+    description:
+      "Custom field values by key, as the document's type declares them (GET /api/document-types/{id}/fields): " +
+      'number: number; boolean: true/false; date: "YYYY-MM-DD"; text, select, url: string; user: a user id. ' +
+      'A field without a value is absent; {} when none has one.',
+  })
+  fields: Record<string, unknown>;
+
   @ApiProperty({ format: 'uuid', maxLength: 36, description: 'Id of the uploading user' })
   uploadedBy: string;
 
@@ -114,6 +126,7 @@ export class DocumentDto {
       status: document.status,
       tags: document.tags,
       metadata: document.metadata,
+      fields: document.fields ?? {},
       uploadedBy: document.uploadedBy,
       createdAt: document.createdAt.toISOString(),
       updatedAt: document.updatedAt.toISOString(),

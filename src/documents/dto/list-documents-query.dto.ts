@@ -6,6 +6,9 @@ import { IsUuidField } from '../../common/validation/uuid.validators.js';
 import { DOCUMENT_SORTS, type DocumentSort } from '../document-search.repository.js';
 import { DOCUMENT_STATUSES, type DocumentStatus } from '../entities/document.entity.js';
 
+/** The fixed sorts, or a custom field's key (src/custom-fields FIELD_KEY) with an optional '-'. */
+const SORT_PATTERN = new RegExp(`^(${DOCUMENT_SORTS.join('|')}|-?field\\.[a-z][a-zA-Z0-9_]{0,63})$`);
+
 export const DOCUMENT_LIST_LIMITS = {
   maxPageSize: 100,
   defaultPageSize: 20,
@@ -111,13 +114,21 @@ export class ListDocumentsQueryDto extends DocumentPageQueryDto {
   readonly updatedTo?: string;
 
   @ApiPropertyOptional({
-    enum: DOCUMENT_SORTS,
+    type: 'string',
+    maxLength: 71,
+    pattern: SORT_PATTERN.source,
+    example: '-updatedAt',
     description:
-      'Order; ties are broken by id (in the same direction; relevance: id ascending). Default: relevance with ' +
-      'q, else -updatedAt. relevance needs q and pages by page only (no cursor).',
+      `Order: one of ${DOCUMENT_SORTS.join(', ')}, or field.<key> / -field.<key> (a custom field of ` +
+      'documentTypeId, which must be given; only documents with a value for it are listed; not with q). Ties are ' +
+      'broken by id (in the same direction; relevance: id ascending). Default: relevance with q, else ' +
+      '-updatedAt. relevance needs q and pages by page only (no cursor).',
   })
   @IsOptional()
-  @IsIn(DOCUMENT_SORTS, { message: `sort must be given once, as one of: ${DOCUMENT_SORTS.join(', ')}` })
+  @Matches(SORT_PATTERN, {
+    message: `sort must be given once, as one of: ${DOCUMENT_SORTS.join(', ')}, field.<key>, -field.<key>`,
+  })
+  @IsString({ message: 'sort must be given once, as a string' })
   readonly sort?: DocumentSort;
 
   @ApiPropertyOptional({

@@ -2,11 +2,15 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsObject, IsString, Matches, ValidateIf } from 'class-validator';
 import { JsonBounds } from '../../common/validation/json-bounds.validator.js';
+import { IsUuidField } from '../../common/validation/uuid.validators.js';
 import {
   NoControlCharacters,
   NoControlCharactersExceptWhitespace,
   TextLength,
 } from '../../common/validation/text.validators.js';
+
+/** At most this many custom field values (a type declares at most 50 fields). */
+export const FIELD_VALUES_MAX = 50;
 
 export const DOCUMENT_LIMITS = {
   titleMax: 255,
@@ -25,9 +29,9 @@ const trimEach = ({ value }: { value: unknown }) =>
 
 /**
  * Every field is optional; an omitted field keeps its value. Unknown fields (id, status,
- * uploadedBy, ...) are rejected with 400, never silently dropped.
+ * uploadedBy, ...) are rejected with 400, never silently dropped. Shared by the update and the upload form.
  */
-export class UpdateDocumentDto {
+export class DocumentMetadataDto {
   @ApiPropertyOptional({
     minLength: 1,
     maxLength: DOCUMENT_LIMITS.titleMax,
@@ -89,4 +93,42 @@ export class UpdateDocumentDto {
   @JsonBounds({ maxBytes: DOCUMENT_LIMITS.metadataMaxBytes, maxDepth: DOCUMENT_LIMITS.metadataMaxDepth })
   @IsObject({ message: 'metadata must be a JSON object' })
   readonly metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    maxProperties: FIELD_VALUES_MAX,
+    additionalProperties: {
+      oneOf: [
+        { type: 'string', maxLength: 500, nullable: true },
+        { type: 'number', nullable: true },
+        { type: 'boolean', nullable: true },
+      ],
+    },
+    example: { amount: 1200.5, signedOn: '2026-09-30', confidential: true, region: 'EU' },
+    description:
+      'Custom field values by key, as the document type declares them (GET /api/document-types/{id}/fields): ' +
+      'text, select, url: string; number: number; date: "YYYY-MM-DD"; boolean: true/false; user: a user id. ' +
+      'Merged into the current values: a key left out keeps its value, null removes it (a required field cannot ' +
+      "be removed). An unknown key, a value of the wrong type, outside min/max, not among a select's options, " +
+      'a user id that is not an active user or a url that is not http(s) is 400 validation_failed naming the field.',
+  })
+  @ValidateIf(isPresent)
+  @JsonBounds({ maxBytes: DOCUMENT_LIMITS.metadataMaxBytes, maxDepth: 2 })
+  @IsObject({ message: 'fields must be a JSON object' })
+  readonly fields?: Record<string, unknown>;
+}
+
+/** PUT /api/documents/{id}: the metadata, plus a new type (its fields are checked again). */
+export class UpdateDocumentDto extends DocumentMetadataDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+    description:
+      "Moves the document to another type. Its field values are checked against the new type's fields: values " +
+      'of keys the new type does not declare are dropped, the others must be valid for it, and its required ' +
+      'fields must then have a value (send them in fields).',
+  })
+  @ValidateIf(isPresent)
+  @IsUuidField()
+  readonly documentTypeId?: string;
 }

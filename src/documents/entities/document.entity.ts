@@ -63,6 +63,10 @@ export class Document {
   @Column({ type: 'simple-json' })
   metadata: Record<string, unknown>;
 
+  /** Custom field values by key (src/custom-fields; null: none), as answers show them. */
+  @Column({ type: 'simple-json', nullable: true })
+  fields: Record<string, unknown> | null;
+
   @Column({ type: 'varchar', length: 36 })
   uploadedBy: string;
 
