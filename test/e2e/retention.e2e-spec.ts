@@ -179,9 +179,6 @@ describe.each(databasesUnderTest())('retention on %s', (kind) => {
         .toSorted();
     expect(about(trashed)).toEqual(['"memo once" was moved to the trash by retention']);
     // The publish (by the admin) was news; the archive comes once, from retention.
-    expect(about(published)).toEqual([
-      '"circular once" is now published',
-      '"circular once" was archived by retention',
-    ]);
+    expect(about(published)).toEqual(['"circular once" is now published', '"circular once" was archived by retention']);
   });
 });
