@@ -13,6 +13,10 @@ import { dropDocumentData, runDocumentPhase, type DocumentPhaseContext } from '.
 import { explainMysql, type ExplainEntry } from './explain.js';
 import { runGovernance } from './governance/run-governance.js';
 import { inboxOnly, inboxSelected, runInboxMysql } from './inbox/inbox-phase.js';
+import { attentionConfig, dropAttentionData } from './attention/attention-data.js';
+import { runAttention, type AttentionContext } from './attention/attention-phase.js';
+import { attentionTargets, writeAttentionResults, type AttentionDbResults } from './attention/attention-report.js';
+import { attentionOnly, attentionSelected, attentionSettings } from './attention/attention-settings.js';
 import {
   adminConnection,
   createMysqlSchema,
@@ -53,6 +57,7 @@ import { fmt, freePort, httpJson, log, pidOf, sleep } from './util.js';
 
 const config = loadBenchConfig();
 const documents = loadDocBenchConfig(config);
+const attention = attentionSettings();
 const benchStarted = performance.now();
 const here = dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench
 const distRoot = resolve(here, '..');
@@ -754,6 +759,34 @@ function writeResults(results: BenchResults): string {
   return dir;
 }
 
+/** The attention part (issue 33) on each selected database; writes bench/results/attention.{json,md}. */
+async function attentionPart(paths: Paths, passwordHash: string, git: string): Promise<void> {
+  const context: AttentionContext = {
+    config,
+    settings: attention,
+    paths,
+    serviceEnv,
+    nodeFlags: productionNodeFlags(projectRoot),
+    passwordHash,
+    dbPid: pidOf('mariadbd') ?? pidOf('mysqld'),
+  };
+  const databases: AttentionDbResults[] = [];
+  if (config.mysql) databases.push(await runAttention(context, 'mysql'));
+  if (config.sqlite) databases.push(await runAttention({ ...context, dbPid: undefined }, 'sqlite'));
+  const targets = attentionTargets(databases);
+  const dir = writeAttentionResults(projectRoot, {
+    date: new Date().toISOString(),
+    git,
+    settings: attention,
+    databases,
+    targets,
+  });
+  for (const target of targets) {
+    log(`  ${target.database} ${target.target}: ${target.measured} ${target.met ? 'met' : 'NOT MET'}`);
+  }
+  log(`Attention results written to ${dir}/attention.json and attention.md`);
+}
+
 let cleaningUp = false;
 async function cleanup(paths: Paths | undefined): Promise<void> {
   if (cleaningUp) return;
@@ -763,6 +796,7 @@ async function cleanup(paths: Paths | undefined): Promise<void> {
     if (config.mysql) await Promise.race([dropMysql(config).catch(() => undefined), sleep(10_000)]);
     if (config.sqlite) removeSqlite(config.sqlitePath);
     await Promise.race([dropDocumentData(config, documents).catch(() => undefined), sleep(10_000)]);
+    await Promise.race([dropAttentionData(attentionConfig(config, attention)), sleep(10_000)]);
   } else {
     log(`BENCH_KEEP=1: keeping database ${config.mysqlDatabase} and ${config.sqlitePath}`);
   }
@@ -794,6 +828,11 @@ async function main(): Promise<void> {
       ],
     };
     log(`Machine: ${JSON.stringify(results.machine)}`);
+    // BENCH_SCENARIOS=attention: issue 33's part alone, on its own data (bench/attention/).
+    if (attentionOnly(config)) {
+      await attentionPart(paths, await hashBenchPassword(config), String(results.machine.git));
+      return;
+    }
     if (documents.mode !== 'only') results.micro = await runMicro(config);
     const passwordHash = await hashBenchPassword(config);
     const plan = makePlan(config, passwordHash);
@@ -825,6 +864,9 @@ async function main(): Promise<void> {
     // Governance (issue 29): own databases, own results file (bench/results/governance.md).
     if (documents.mode !== 'only' && process.env.BENCH_GOVERNANCE !== '0')
       await runGovernance(paths.root, paths.serviceMain);
+    if (documents.mode !== 'only' && attentionSelected(config)) {
+      await attentionPart(paths, passwordHash, String(results.machine.git));
+    }
     results.machine.loadAtEnd = loadavg()
       .map((v) => v.toFixed(2))
       .join(' ');

@@ -39,8 +39,13 @@ export class DocumentTrashService {
     @Inject(storageConfig.KEY) private readonly storage: ConfigType<typeof storageConfig>,
   ) {}
 
-  /** To the trash (every route then answers 404 for it). */
-  async trash(documentId: string, user: AuthenticatedUser, ifMatch: string | undefined): Promise<void> {
+  /** To the trash (every route then answers 404 for it); `eventPayload` joins its event's payload. */
+  async trash(
+    documentId: string,
+    user: AuthenticatedUser,
+    ifMatch: string | undefined,
+    eventPayload: Record<string, unknown> = {},
+  ): Promise<void> {
     await this.writes.change(documentId, user, (found) => {
       const current = this.policy.readable(documentId, found, user);
       if (!this.policy.canDelete(user, found!)) {
@@ -58,6 +63,7 @@ export class DocumentTrashService {
           event: 'document.deleted',
           values: { deletedAt, deletedBy: user.id },
           changes: {},
+          payload: eventPayload,
         },
       };
     });

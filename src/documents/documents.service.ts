@@ -219,8 +219,14 @@ export class DocumentsService {
     });
   }
 
-  /** Moves a document along the review workflow (DOCUMENT_TRANSITIONS). */
-  changeStatus(documentId: string, to: DocumentStatus, user: AuthenticatedUser, ifMatch?: string): Promise<Document> {
+  /** Moves a document along the review workflow (DOCUMENT_TRANSITIONS); `eventPayload` joins its event's payload. */
+  changeStatus(
+    documentId: string,
+    to: DocumentStatus,
+    user: AuthenticatedUser,
+    ifMatch?: string,
+    eventPayload: Record<string, unknown> = {},
+  ): Promise<Document> {
     return this.writes.change(documentId, user, (found) => {
       const current = this.policy.readable(documentId, found, user);
       const rule = DOCUMENT_TRANSITIONS[current.status]?.[to];
@@ -243,7 +249,7 @@ export class DocumentsService {
           action: 'status_changed',
           event: 'document.status_changed',
           values: { status: to },
-          payload: { from: current.status, to },
+          payload: { ...eventPayload, from: current.status, to },
         },
       };
     });

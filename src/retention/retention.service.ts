@@ -106,8 +106,11 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     // Read before a purge takes them away with the document.
     const participants = await this.participants.of(document.id);
     try {
-      if (policy.action === 'archive') await this.documents.changeStatus(document.id, 'archived', actor);
-      else if (policy.action === 'trash') await this.trash.trash(document.id, actor, undefined);
+      // The participants hear of it by retention's own event below, not again by the change's.
+      const toldSeparately = { toldSeparately: participants };
+      if (policy.action === 'archive') {
+        await this.documents.changeStatus(document.id, 'archived', actor, undefined, toldSeparately);
+      } else if (policy.action === 'trash') await this.trash.trash(document.id, actor, undefined, toldSeparately);
       else await this.trash.purge(document.id, actor, undefined, context);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -16,6 +17,7 @@ import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Authenticated, UsesPolicy } from '../common/http/route-access.js';
+import { BODYLESS_ROUTE } from '../common/http/transfer-routes.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { WatchesResponseDto } from './dto/watches.dto.js';
 import { WatchesService } from './watches.service.js';
@@ -30,10 +32,10 @@ const PROJECT_NOT_FOUND = {
 };
 const BAD_ID = { type: ErrorResponseDto, description: 'validation_failed: the id is not a UUID' };
 const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
-/** As every PUT of this API, the request carries a JSON object: {} (nothing in it is read). */
-const EMPTY_BODY = {
-  required: true,
-  description: '{} (as every PUT of this API, a JSON object; nothing in it is read)',
+/** These PUTs carry nothing: no body (and no content-type), or `{}`. */
+const NO_BODY = {
+  required: false,
+  description: 'None: send no body (or `{}`; nothing in it is read)',
   schema: { type: 'object' as const, maxProperties: 0, example: {} },
 };
 
@@ -46,7 +48,8 @@ export class WatchesController {
   @Put('documents/:documentId/watch')
   @UsesPolicy('document')
   @HttpCode(204)
-  @ApiBody(EMPTY_BODY)
+  @RouteConfig(BODYLESS_ROUTE)
+  @ApiBody(NO_BODY)
   @ApiOperation({
     summary: 'Watch a document',
     description:
@@ -89,7 +92,8 @@ export class WatchesController {
   @Put('documents/:documentId/mute')
   @UsesPolicy('document')
   @HttpCode(204)
-  @ApiBody(EMPTY_BODY)
+  @RouteConfig(BODYLESS_ROUTE)
+  @ApiBody(NO_BODY)
   @ApiOperation({
     summary: 'Mute a document',
     description:
@@ -129,7 +133,8 @@ export class WatchesController {
   @Put('projects/:projectId/watch')
   @UsesPolicy('project')
   @HttpCode(204)
-  @ApiBody(EMPTY_BODY)
+  @RouteConfig(BODYLESS_ROUTE)
+  @ApiBody(NO_BODY)
   @ApiOperation({
     summary: 'Watch a project',
     description:

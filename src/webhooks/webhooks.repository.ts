@@ -10,6 +10,12 @@ const ROWS_PER_INSERT = 200;
 const IN_CHUNK = 500;
 
 /** Every statement of the webhooks feature: hooks, their delivery log, and the outbox's webhook marker. */
+/** What an attempt leaves on its delivery. */
+export type AttemptOutcome = Pick<
+  WebhookDelivery,
+  'status' | 'nextAttemptAt' | 'responseStatus' | 'durationMs' | 'lastError' | 'finishedAt'
+>;
+
 @Injectable()
 export class WebhooksRepository {
   private readonly hooks: Repository<Webhook>;
@@ -156,9 +162,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * Claims due deliveries in the caller's transaction: each is ours only if the conditional UPDATE
-   * moved its nextAttemptAt from the value read to the lease end (MySQL also skips rows another
-   * instance holds), and counts the attempt. Answers the ids claimed.
+   * Claims due deliveries in the caller's transaction: one read of those still due (on MySQL
+   * locking them and skipping rows another instance holds; SQLite has one writer), then one UPDATE
+   * that moves them to the lease end and counts the attempt. Answers the ids claimed.
    */
   async claimDeliveries(
     tx: Tx,
@@ -166,26 +172,20 @@ export class WebhooksRepository {
     now: Date,
     leaseUntil: Date,
   ): Promise<string[]> {
-    const claimed: string[] = [];
-    for (const row of due) {
-      if (this.mysql) {
-        const free = await tx
-          .createQueryBuilder(WebhookDelivery, 'd')
-          .select('d.id')
-          .where('d.id = :id', { id: row.id })
-          .setLock('pessimistic_write')
-          .setOnLocked('skip_locked')
-          .getRawMany();
-        if (free.length === 0) continue;
-      }
-      const result = await tx
-        .createQueryBuilder()
-        .update(WebhookDelivery)
-        .set({ nextAttemptAt: leaseUntil, lastAttemptAt: now, attempts: () => 'attempts + 1' })
-        .where('id = :id AND nextAttemptAt = :due', { id: row.id, due: row.nextAttemptAt })
-        .execute();
-      if (result.affected === 1) claimed.push(row.id);
-    }
+    if (due.length === 0) return [];
+    const query = tx
+      .createQueryBuilder(WebhookDelivery, 'd')
+      .select('d.id', 'id')
+      .where('d.id IN (:...ids) AND d.nextAttemptAt <= :now', { ids: due.map((row) => row.id), now });
+    if (this.mysql) query.setLock('pessimistic_write').setOnLocked('skip_locked');
+    const claimed = (await query.getRawMany<{ id: string }>()).map((row) => row.id);
+    if (claimed.length === 0) return [];
+    await tx
+      .createQueryBuilder()
+      .update(WebhookDelivery)
+      .set({ nextAttemptAt: leaseUntil, lastAttemptAt: now, attempts: () => 'attempts + 1' })
+      .where('id IN (:...ids)', { ids: claimed })
+      .execute();
     return claimed;
   }
 
@@ -197,16 +197,9 @@ export class WebhooksRepository {
     return ids.length === 0 ? Promise.resolve([]) : this.hooks.findBy({ id: In(ids) });
   }
 
-  /** Records an attempt's outcome; `nextAttemptAt` null ends the delivery (with `status`). */
-  async recordAttempt(
-    tx: Tx,
-    id: string,
-    fields: Pick<
-      WebhookDelivery,
-      'status' | 'nextAttemptAt' | 'responseStatus' | 'durationMs' | 'lastError' | 'finishedAt'
-    >,
-  ): Promise<void> {
-    await tx.getRepository(WebhookDelivery).update({ id }, fields);
+  /** Records attempts' outcomes (one UPDATE each); `nextAttemptAt` null ends a delivery (with `status`). */
+  async recordAttempts(tx: Tx, outcomes: { id: string; fields: AttemptOutcome }[]): Promise<void> {
+    for (const { id, fields } of outcomes) await tx.getRepository(WebhookDelivery).update({ id }, fields);
   }
 
   /** Statuses of the hook's last `count` finished deliveries, newest first. */

@@ -5,7 +5,7 @@ import { RETENTION_JOB } from '../../src/retention/retention.service.js';
 import { ClusterJobs } from '../../src/scheduling/cluster-jobs.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { expectError } from '../support/expect-error.js';
-import { waitFor } from '../support/inbox.js';
+import { undispatchedEvents, waitFor } from '../support/inbox.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
 import { sendMultipart } from '../support/uploads.js';
@@ -153,5 +153,32 @@ describe.each(databasesUnderTest())('retention on %s', (kind) => {
       return events.length === 4 && events;
     }, 'four retention notifications for alice');
     expect(told.map((notification) => notification.subject)).toContain('"purge me" was deleted for good by retention');
+  });
+
+  it('tells a participant once per action: the archive or trash it caused is not notified again', async () => {
+    const trashType = await addType('Memos kept 3 days', { days: 3, from: 'created', action: 'trash' });
+    const archiveType = await addType('Circulars', { days: 2, from: 'published', action: 'archive' });
+    const trashed = await upload('memo once', trashType);
+    const published = await upload('circular once', archiveType);
+    expect((await call('alice', 'POST', `/api/documents/${published}/status`, { status: 'in_review' })).status).toBe(
+      200,
+    );
+    expect((await call('admin', 'POST', `/api/documents/${published}/status`, { status: 'published' })).status).toBe(
+      200,
+    );
+    clock.advance(4 * DAY_MS);
+    await tick();
+    expect(await status(trashed)).toBe(404);
+    expect(await status(published)).toBe('archived');
+    await waitFor(async () => (await undispatchedEvents(t.dataSource)) === 0, 'every event dispatched');
+    const list = await call('alice', 'GET', '/api/notifications?type=in_app&limit=100');
+    const about = (id: string) =>
+      (list.body.notifications as { event: string; subject: string; documentId: string | null }[])
+        .filter((notification) => notification.documentId === id)
+        .map((notification) => notification.subject)
+        .toSorted();
+    expect(about(trashed)).toEqual(['"memo once" was moved to the trash by retention']);
+    // The publish (by the admin) was news; the archive comes once, from retention.
+    expect(about(published)).toEqual(['"circular once" is now published', '"circular once" was archived by retention']);
   });
 });

@@ -56,6 +56,17 @@ describe.each(databasesUnderTest())('watching and muting on %s', (kind) => {
     }
   });
 
+  it('a PUT without a body (and without content-type) watches and mutes too', async () => {
+    for (const path of [
+      `/api/documents/${documentId}/watch`,
+      `/api/documents/${documentId}/mute`,
+      `/api/projects/${projectId}/watch`,
+    ]) {
+      expect((await call('bystander', 'PUT', path)).status).toBe(204);
+      expect((await call('bystander', 'DELETE', path)).status).toBe(204);
+    }
+  });
+
   it('watchers hear as participants do; a mute wins; who can no longer read hears nothing', async () => {
     await t.dataSource.query('DELETE FROM project_members WHERE projectId = ? AND userId = ?', [projectId, ids.leaver]);
     // owner: participant; bystander: a member who neither takes part nor watches.

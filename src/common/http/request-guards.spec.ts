@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { invalidBody, invalidQuery } from './request-guards.js';
+import { BODYLESS_ROUTE } from './transfer-routes.js';
 
 const withQuery = (query: Record<string, string | string[]>) =>
   ({ query, routeOptions: { config: {} } }) as unknown as FastifyRequest;
@@ -32,5 +33,13 @@ describe('request guards', () => {
       'property valueOf should not exist; property hasOwnProperty should not exist',
     );
     expect(invalidBody(withBody({ metadata: { toString: 'x' } }))).toBeUndefined();
+  });
+
+  it('lets a PUT without a body through only on a body-less route', () => {
+    const put = (config: object) =>
+      ({ method: 'PUT', body: undefined, routeOptions: { config } }) as unknown as FastifyRequest;
+    expect(invalidBody(put({}))?.code).toBe('validation_failed');
+    expect(invalidBody(put(BODYLESS_ROUTE))).toBeUndefined();
+    expect(invalidBody({ ...put(BODYLESS_ROUTE), body: [] })?.code).toBe('validation_failed');
   });
 });

@@ -3,7 +3,7 @@ import { missingHost, routeNotFound, unsupportedMediaType } from '../errors/erro
 import { ApiError } from '../errors/error-codes.js';
 import { hasLoneSurrogate } from '../text/unicode.js';
 import { describeIllFormedText, inspectJson } from '../validation/json-bounds.validator.js';
-import { isMultipartUploadRoute } from './transfer-routes.js';
+import { isBodylessRoute, isMultipartUploadRoute } from './transfer-routes.js';
 
 /** Any JSON body nested deeper than this is refused before class-transformer walks it recursively. */
 export const MAX_BODY_DEPTH = 32;
@@ -58,6 +58,7 @@ export function invalidBody(request: FastifyRequest): ApiError | undefined {
   if (!hasBodyMethod(request) || isMultipartUploadRoute(request)) return undefined;
   if (request.body === undefined) {
     if (request.method === 'POST') return undefined; // e.g. logout, which takes no body
+    if (isBodylessRoute(request)) return undefined; // e.g. PUT …/watch
     return new ApiError('validation_failed', 'The request body must be a JSON object; send {} for no changes.');
   }
   if (!isPlainObject(request.body)) return new ApiError('validation_failed', 'The request body must be a JSON object.');

@@ -9,6 +9,8 @@ declare module 'fastify' {
      * becomes an idle limit while bytes move (see request-deadline.ts).
      */
     longTransfer?: boolean;
+    /** Set on PUT routes that take no body: a request without one is accepted (`{}` still is). */
+    bodyless?: boolean;
   }
 }
 
@@ -20,6 +22,12 @@ declare module 'fastify' {
  */
 export const MULTIPART_UPLOAD_ROUTE = { multipartUpload: true, longTransfer: true } as const;
 
+/**
+ * Route config of a PUT that carries nothing (`@RouteConfig(BODYLESS_ROUTE)`): every other PUT
+ * and PATCH must send a JSON object, so a forgotten body is an error there rather than no change.
+ */
+export const BODYLESS_ROUTE = { bodyless: true } as const;
+
 /** Route config of a route that streams a possibly large response (file downloads). */
 export const LONG_RESPONSE_ROUTE = { longTransfer: true } as const;
 
@@ -29,4 +37,8 @@ export function isMultipartUploadRoute(request: FastifyRequest): boolean {
 
 export function isLongTransferRoute(request: FastifyRequest): boolean {
   return request.routeOptions.config?.longTransfer === true;
+}
+
+export function isBodylessRoute(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.bodyless === true;
 }

@@ -74,8 +74,8 @@ describe('recipientsOf (the dispatcher recipient rule)', () => {
 
   it('leaves out the actor, those told by an event of their own, and inactive users', async () => {
     const found = await recipientsOf(
-      event({ payload: { mentioned: ['mentioned'] } }),
-      sources({ participants: ['p', 'actor'], watchers: ['w', 'mentioned'], inactive: ['w'] }),
+      event({ payload: { mentioned: ['mentioned'], toldSeparately: ['pw'] } }),
+      sources({ participants: ['p', 'actor'], watchers: ['w', 'mentioned'], projectWatchers: ['pw'], inactive: ['w'] }),
     );
     expect(found).toEqual(['p']);
   });

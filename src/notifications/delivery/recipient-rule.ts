@@ -19,7 +19,8 @@ export interface RecipientSources {
  * - an event about one user (member added, mentioned) is for that user alone;
  * - otherwise (participants ∪ document watchers ∪ project watchers ∪ members for document.created)
  *   − those who muted the document − those who cannot read the document now;
- * - then always − the actor − those told by an event of their own (payload.mentioned) − inactive users.
+ * - then always − the actor − those told by an event of their own (payload.mentioned: a comment's
+ *   mentions; payload.toldSeparately: e.g. participants retention tells of what it did) − inactive users.
  */
 export async function recipientsOf(
   event: Pick<OutboxEvent, 'type' | 'actorId' | 'projectId' | 'documentId' | 'subjectUserId' | 'payload'>,
@@ -31,7 +32,10 @@ export async function recipientsOf(
   else if (event.type === 'document.created' && event.projectId) {
     candidates = await sources.projectMembers(event.projectId);
   } else candidates = [];
-  const toldElsewhere = new Set(stringList(event.payload?.mentioned));
+  const toldElsewhere = new Set([
+    ...stringList(event.payload?.mentioned),
+    ...stringList(event.payload?.toldSeparately),
+  ]);
   const wanted = [...new Set(candidates)].filter((id) => id !== event.actorId && !toldElsewhere.has(id));
   return wanted.length ? sources.activeAmong(wanted) : [];
 }

@@ -11,7 +11,7 @@ import { SYSTEM_ACTOR_ID } from '../../events/domain-event.js';
 import { OutboxRepository } from '../../events/outbox.repository.js';
 import type { WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import type { Webhook } from '../entities/webhook.entity.js';
-import { WebhooksRepository } from '../webhooks.repository.js';
+import { WebhooksRepository, type AttemptOutcome } from '../webhooks.repository.js';
 import { sendMessage, type SendOutcome } from './webhook-sender.js';
 
 const POLL_MS = 1_000;
@@ -60,7 +60,11 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     this.poller.wake();
   }
 
-  /** One batch of due deliveries, sent in parallel; answers whether a full batch was found. */
+  /**
+   * One batch of due deliveries, sent in parallel; outcomes are recorded as they come, those that
+   * finished while a write was under way together in the next transaction (a slow receiver delays
+   * no one else's record). Answers whether a full batch was found.
+   */
   async deliverBatch(): Promise<boolean> {
     const now = this.clock.now();
     const due = await this.hooks.dueDeliveries(BATCH_SIZE, now);
@@ -74,16 +78,28 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     const hooks = new Map(
       (await this.hooks.hooksById([...new Set(deliveries.map((d) => d.hookId))])).map((h) => [h.id, h]),
     );
+    const records = new GroupedWrites<{ id: string; fields: AttemptOutcome }>((items) =>
+      this.transactions.run((tx) => this.hooks.recordAttempts(tx, items)),
+    );
     await Promise.all(
-      deliveries.map((delivery) => this.limit(() => this.deliverOne(delivery, hooks.get(delivery.hookId)))),
+      deliveries.map((delivery) =>
+        this.limit(async () => {
+          const hook = hooks.get(delivery.hookId);
+          const { outcome, last } = await this.attempt(delivery, hook);
+          await records.add({ id: delivery.id, fields: this.fields(delivery, outcome, last, this.clock.now()) });
+          if (last && hook?.enabled) await this.disableIfFailing(hook);
+        }),
+      ),
     );
     return due.length === BATCH_SIZE;
   }
 
-  private async deliverOne(delivery: WebhookDelivery, hook: Webhook | undefined): Promise<void> {
+  private async attempt(
+    delivery: WebhookDelivery,
+    hook: Webhook | undefined,
+  ): Promise<{ outcome: SendOutcome; last: boolean }> {
     if (!hook || !hook.enabled) {
-      await this.record(delivery, { status: null, durationMs: 0, error: 'the webhook is disabled' }, true);
-      return;
+      return { outcome: { status: null, durationMs: 0, error: 'the webhook is disabled' }, last: true };
     }
     const sentAt = this.clock.now();
     const outcome = await sendMessage(
@@ -97,27 +113,22 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       this.config,
       this.config.timeoutSeconds * 1000,
     );
-    const last = outcome.error !== null && delivery.attempts >= this.config.maxAttempts;
-    await this.record(delivery, outcome, last);
-    if (last) await this.disableIfFailing(hook);
+    return { outcome, last: outcome.error !== null && delivery.attempts >= this.config.maxAttempts };
   }
 
-  private async record(delivery: WebhookDelivery, outcome: SendOutcome, last: boolean): Promise<void> {
-    const now = this.clock.now();
+  private fields(delivery: WebhookDelivery, outcome: SendOutcome, last: boolean, now: Date): AttemptOutcome {
     const succeeded = outcome.error === null;
     const finished = succeeded || last;
-    await this.transactions.run((tx) =>
-      this.hooks.recordAttempt(tx, delivery.id, {
-        status: succeeded ? 'succeeded' : finished ? 'failed' : 'pending',
-        nextAttemptAt: finished
-          ? null
-          : new Date(now.getTime() + retryDelayMs(delivery.attempts, this.config.retryBaseSeconds)),
-        responseStatus: outcome.status,
-        durationMs: outcome.durationMs,
-        lastError: outcome.error,
-        finishedAt: finished ? now : null,
-      }),
-    );
+    return {
+      status: succeeded ? 'succeeded' : finished ? 'failed' : 'pending',
+      nextAttemptAt: finished
+        ? null
+        : new Date(now.getTime() + retryDelayMs(delivery.attempts, this.config.retryBaseSeconds)),
+      responseStatus: outcome.status,
+      durationMs: outcome.durationMs,
+      lastError: outcome.error,
+      finishedAt: finished ? now : null,
+    };
   }
 
   private async disableIfFailing(hook: Webhook): Promise<void> {
@@ -147,5 +158,37 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
       return true;
     });
     if (disabled) this.logger.warn(`webhook ${hook.id} disabled after ${this.config.disableAfter} failed deliveries`);
+  }
+}
+
+/**
+ * Writes items in groups: an item added while a write is under way waits for the next one, which
+ * takes every item gathered meanwhile (one transaction, one commit for many outcomes).
+ */
+class GroupedWrites<T> {
+  private queue: { item: T; done: () => void; failed: (error: unknown) => void }[] = [];
+  private writing = false;
+
+  constructor(private readonly write: (items: T[]) => Promise<void>) {}
+
+  add(item: T): Promise<void> {
+    return new Promise((done, failed) => {
+      this.queue.push({ item, done, failed });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length) {
+      const group = this.queue.splice(0);
+      try {
+        await this.write(group.map((entry) => entry.item));
+        for (const entry of group) entry.done();
+      } catch (error) {
+        for (const entry of group) entry.failed(error);
+      }
+    }
+    this.writing = false;
   }
 }
