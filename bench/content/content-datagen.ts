@@ -96,6 +96,13 @@ export function isContentRare(j: number, perMille: number): boolean {
   return Math.imul(j + 7, 2246822519) >>> 0 < (0x100000000 / 1000) * perMille;
 }
 
+/** How many of `rows` documents hold CONTENT_WORD. */
+export function rareCount(rows: number, perMille: number): number {
+  let count = 0;
+  for (let j = 0; j < rows; j++) if (isContentRare(j, perMille)) count++;
+  return count;
+}
+
 export const CONTENT_COLUMNS = [
   'documentId',
   'version',

@@ -3,8 +3,10 @@
 // bench/content/content-baseline-server.ts (same statements), back to back; then extraction
 // throughput (a text PDF, a scanned PDF through OCR) and the list's p99 while it runs against idle.
 import { join } from 'node:path';
-import { mkdirSync, rmSync } from 'node:fs';
-import { dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import type { BenchConfig } from '../config.js';
+import { openSqlite } from '../sqlite.js';
+import { adminConnection, dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
 import { removeSqlite } from '../load-sqlite.js';
 import { measure, type Measurement } from '../loadrun.js';
 import { describeRun, runScenario, signToken, type Scenario, type ScenarioResult } from '../scenarios.js';
@@ -296,7 +298,9 @@ export async function runContentPhase(
   try {
     log(`[${kind} content] loading ${doc.rows} documents with ~${content.textChars} characters of text each`);
     const t0 = performance.now();
-    if (kind === 'mysql') await loadMysqlContent(config, plan, content, results.load);
+    if (config.reuse && (await loadedRows(kind, config)) === doc.rows)
+      log(`[${kind} content] BENCH_REUSE=1: reusing the loaded data`);
+    else if (kind === 'mysql') await loadMysqlContent(config, plan, content, results.load);
     else await loadSqliteContent(config, plan, content, results.load);
     results.loadSeconds = (performance.now() - t0) / 1000;
     log(`[${kind} content] data loaded in ${results.loadSeconds.toFixed(0)} s`);
@@ -383,6 +387,32 @@ export async function runContentPhase(
     }
   }
   return results;
+}
+
+/** How many texts a kept database (BENCH_KEEP=1) holds; 0 when there is none. */
+async function loadedRows(kind: 'mysql' | 'sqlite', config: BenchConfig): Promise<number> {
+  try {
+    if (kind === 'sqlite') {
+      if (!existsSync(config.sqlitePath)) return 0;
+      const db = openSqlite(config.sqlitePath);
+      try {
+        return (db.prepare('SELECT COUNT(*) AS n FROM document_contents').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    }
+    const connection = await adminConnection(config, config.mysqlDatabase);
+    try {
+      const [[row]] = (await connection.query('SELECT COUNT(*) AS n FROM document_contents')) as unknown as [
+        [{ n: number }],
+      ];
+      return Number(row.n);
+    } finally {
+      await connection.end();
+    }
+  } catch {
+    return 0;
+  }
 }
 
 /** Removes the content phases' databases and files (an interrupted run leaves them otherwise). */
