@@ -4,7 +4,7 @@
 // token check (bench/baseline-common.ts), the caller's projects, on MariaDB the optimizer's estimate
 // of the documents their scope tokens name, the page with its total off the full-text index
 // (MariaDB FULLTEXT document_search, SQLite FTS5 documents_fts, each with the content column), then
-// the page's content states and texts from document_contents; snippets by the service's own pure
+// the page's content states with the texts from document_contents; snippets by the service's own pure
 // helper (src/content/snippets.ts). The SQL is written out here, not imported; the bench checks on
 // MariaDB that both servers send the same statements (content-phase.ts).
 import { authenticate, createApp, db, holds, HttpError, iso, kind, listen, type Caller } from '../baseline-common.js';
@@ -175,23 +175,22 @@ async function searchPage(caller: Caller, everything: boolean, words: string[], 
   );
 }
 
-/** The content state of each listed version, then the texts of the indexed ones (as the service: two reads). */
+/** The content state of each listed version with the text of the indexed ones, in one statement (as the service). */
 async function contentOf(keys: { id: string; version: number }[]) {
-  const where = keys.map(() => '(documentId = ? AND version = ?)').join(' OR ');
-  const parameters = keys.flatMap((key) => [key.id, key.version]);
-  const states = await db.all<Row>(
-    `SELECT documentId, version, status, pages, characters, extractedAt, error FROM document_contents WHERE ${where}`,
-    parameters,
-  );
-  const texts = await db.all<{ documentId: string; version: unknown; text: string | null }>(
-    `SELECT documentId, version, text FROM document_contents WHERE ${keys.map(() => "(documentId = ? AND version = ? AND status = 'indexed')").join(' OR ')}`,
-    parameters,
+  const rows = await db.all<Row & { text: string | null }>(
+    "SELECT c.documentId, c.version, c.status, c.pages, c.characters, c.extractedAt, c.error, CASE WHEN c.status = 'indexed' THEN c.text END AS text " +
+      `FROM document_contents c WHERE ${keys.map(() => '(c.documentId = ? AND c.version = ?)').join(' OR ')}`,
+    keys.flatMap((key) => [key.id, key.version]),
   );
   const key = (id: unknown, version: unknown) => `${String(id)}:${Number(version)}`;
   return {
-    states: new Map(states.map((row) => [key(row.documentId, row.version), row])),
+    states: new Map(rows.map((row) => [key(row.documentId, row.version), row])),
+    // mysql2 parses MariaDB's JSON columns itself; better-sqlite3 answers the stored JSON text.
     texts: new Map(
-      texts.map((row) => [key(row.documentId, row.version), row.text === null ? '' : (JSON.parse(row.text) as string)]),
+      rows.map((row) => [
+        key(row.documentId, row.version),
+        row.text === null ? '' : kind === 'sqlite' ? (JSON.parse(row.text) as string) : row.text,
+      ]),
     ),
   };
 }
