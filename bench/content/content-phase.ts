@@ -232,9 +232,9 @@ async function extractionScenario(
   const idle = await measure(pair.service, ctx.loadWorker, listJob(content.listSeconds, 'idle'), ctx.dbPid);
   log(`  idle list at ${content.listRate} req/s: ${describeRun(idle)}`);
   const files: { pages: number; seconds: number; status: string }[] = [];
-  let listing = true;
+  const extracting = { on: true };
   const driver = (async () => {
-    for (let n = 0; listing || n === 0; n++) {
+    for (let n = 0; extracting.on || n === 0; n++) {
       const bytes = await file(n);
       const document = await upload(pair.service, tokens[1], plan, `${name}-${n}.pdf`, bytes, 'application/pdf');
       const state = await extracted(pair.service, tokens[1], document.id, 15 * 60_000);
@@ -244,7 +244,7 @@ async function extractionScenario(
     }
   })();
   const during = await measure(pair.service, ctx.loadWorker, listJob(content.extractSeconds, 'during'), ctx.dbPid);
-  listing = false;
+  extracting.on = false;
   log(`  list during extraction: ${describeRun(during)}`);
   await driver;
   const pages = files.reduce((sum, f) => sum + f.pages, 0);
@@ -326,7 +326,7 @@ export async function runContentPhase(
       );
       const search = (server: string) =>
         results.statements
-          ?.find((plan) => plan.server === server)
+          ?.find((captured) => captured.server === server)
           ?.costs.map((cost) => cost.sql)
           .filter((sql) => /MATCH/.test(sql));
       const same = JSON.stringify(search('service')) === JSON.stringify(search('baseline'));

@@ -3,14 +3,14 @@ export const SNIPPET_MAX_CHARS = 200;
 
 const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}]';
 
-const ASCII = /^[\x00-\x7f]*$/;
+const NOT_ASCII = /\P{ASCII}/u;
 
 /**
  * `text` folded for matching (lower case, accents dropped), with each folded unit's index in
  * `text` (null: the same index, as for ASCII text, which needs no per-character normalization).
  */
 function fold(text: string): { folded: string; origin: Int32Array | null } {
-  if (ASCII.test(text)) return { folded: text.toLowerCase(), origin: null };
+  if (!NOT_ASCII.test(text)) return { folded: text.toLowerCase(), origin: null };
   const parts: string[] = [];
   let origin = new Int32Array(text.length + 1);
   let units = 0;
@@ -28,7 +28,7 @@ function fold(text: string): { folded: string; origin: Int32Array | null } {
     parts.push(text.slice(done, end).toLowerCase());
     for (let index = done; index < end; index++) at(index);
   };
-  for (const run of text.matchAll(/[^\x00-\x7f]+/g)) {
+  for (const run of text.matchAll(/\P{ASCII}+/gu)) {
     asciiRun(run.index);
     let index = run.index;
     for (const character of run[0]) {
