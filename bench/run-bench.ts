@@ -8,6 +8,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeConfig, loadBenchConfig } from './config.js';
 import { documentId, documentOwner, documentUpdatable, makePlan, userId, username, type DataPlan } from './datagen.js';
+import { describeContentConfig, loadContentBenchConfig } from './content/content-config.js';
+import { dropContentData, runContentPhase } from './content/content-phase.js';
+import { writeContentResults, type ContentResults } from './content/content-report.js';
 import { describeDocConfig, loadDocBenchConfig } from './documents/doc-config.js';
 import { dropDocumentData, runDocumentPhase, type DocumentPhaseContext } from './documents/doc-phase.js';
 import { explainMysql, type ExplainEntry } from './explain.js';
@@ -58,6 +61,9 @@ import { fmt, freePort, httpJson, log, pidOf, sleep } from './util.js';
 const config = loadBenchConfig();
 const documents = loadDocBenchConfig(config);
 const attention = attentionSettings();
+const content = loadContentBenchConfig(config, documents);
+// BENCH_CONTENT=only (or only content-* scenarios named): the content phases alone (npm run bench:content).
+const contentOnly = content.mode === 'only';
 const benchStarted = performance.now();
 const here = dirname(fileURLToPath(import.meta.url)); // <root>/dist/bench
 const distRoot = resolve(here, '..');
@@ -797,6 +803,7 @@ async function cleanup(paths: Paths | undefined): Promise<void> {
     if (config.sqlite) removeSqlite(config.sqlitePath);
     await Promise.race([dropDocumentData(config, documents).catch(() => undefined), sleep(10_000)]);
     await Promise.race([dropAttentionData(attentionConfig(config, attention)), sleep(10_000)]);
+    await Promise.race([dropContentData(config, content).catch(() => undefined), sleep(10_000)]);
   } else {
     log(`BENCH_KEEP=1: keeping database ${config.mysqlDatabase} and ${config.sqlitePath}`);
   }
@@ -804,7 +811,9 @@ async function cleanup(paths: Paths | undefined): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  log(`Configuration:\n  ${describeConfig(config)}\n  ${describeDocConfig(documents)}`);
+  log(
+    `Configuration:\n  ${describeConfig(config)}\n  ${describeDocConfig(documents)}\n  ${describeContentConfig(content)}`,
+  );
   let paths: Paths | undefined;
   const onSignal = (signal: string) => {
     log(`${signal}: stopping children and cleaning up`);
@@ -831,6 +840,10 @@ async function main(): Promise<void> {
     // BENCH_SCENARIOS=attention: issue 33's part alone, on its own data (bench/attention/).
     if (attentionOnly(config)) {
       await attentionPart(paths, await hashBenchPassword(config), String(results.machine.git));
+      return;
+    }
+    if (contentOnly) {
+      await contentPhases(paths, results.machine);
       return;
     }
     if (documents.mode !== 'only') results.micro = await runMicro(config);
@@ -867,6 +880,7 @@ async function main(): Promise<void> {
     if (documents.mode !== 'only' && attentionSelected(config)) {
       await attentionPart(paths, passwordHash, String(results.machine.git));
     }
+    if (content.mode !== 'off') await contentPhases(paths, results.machine);
     results.machine.loadAtEnd = loadavg()
       .map((v) => v.toFixed(2))
       .join(' ');
@@ -881,6 +895,26 @@ async function main(): Promise<void> {
   } finally {
     await cleanup(paths);
   }
+}
+
+/** The content phases (issue 28; own data, own baseline) on each database; results to bench/results/content.*. */
+async function contentPhases(paths: Paths, machine: Record<string, unknown>): Promise<void> {
+  const passwordHash = await hashBenchPassword(config);
+  const results: ContentResults = {};
+  for (const kind of ['mysql', 'sqlite'] as const) {
+    if (!config[kind]) continue;
+    results[kind] = await runContentPhase(documentContext(kind, paths, passwordHash), content);
+  }
+  const targets = writeContentResults(projectRoot, results, {
+    ...machine,
+    loadAtEnd: loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' '),
+  });
+  for (const target of targets) {
+    log(`  ${target.met === null ? '-' : target.met ? 'MET ' : 'MISS'} ${target.description}: ${target.measured}`);
+  }
+  log(`Content results written to bench/results/content.json and content.md`);
 }
 
 /** BENCH_REPORT_ONLY=1: re-evaluate the targets and rewrite latest.md from bench/results/latest.json. */

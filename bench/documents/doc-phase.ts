@@ -246,7 +246,7 @@ function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[
 }
 
 /** Both servers answer the scenario's first request with the same JSON (and status 200). */
-async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string> {
+export async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string> {
   const spec = scenario.job();
   const [path, tokenIndex] = spec.items[0];
   const answers = [];
@@ -408,7 +408,7 @@ async function bufferPoolMb(config: BenchConfig): Promise<number> {
  * Gives MariaDB a buffer pool of `mb` MiB for the phase (never shrinks it; 0: leaves it) and answers
  * how to put the old size back. A resize runs in the background; the load that follows fills it.
  */
-async function setBufferPool(config: BenchConfig, mb: number): Promise<(() => Promise<void>) | undefined> {
+export async function setBufferPool(config: BenchConfig, mb: number): Promise<(() => Promise<void>) | undefined> {
   const before = await bufferPoolMb(config);
   if (mb <= before) return undefined;
   const set = async (size: number) => {

@@ -50,12 +50,11 @@ export class ContentAnswersInterceptor implements NestInterceptor {
     const answers = [document, ...(Array.isArray(documents) ? (documents as unknown[]) : [])].filter(isDocumentAnswer);
     if (answers.length === 0) return body;
     const keys = answers.map((answer) => ({ documentId: answer.id, version: answer.currentVersion }));
-    const states = await this.content.states(keys);
+    const { states, texts } = await this.content.states(keys, Boolean(words?.length));
     for (const answer of answers) {
       answer.content = ContentStateDto.from(states.get(contentJobSubject(answer.id, answer.currentVersion))!);
     }
     if (words?.length) {
-      const texts = await this.content.texts(keys);
       for (const answer of answers) {
         answer.matches = matchesOf(answer, texts.get(contentJobSubject(answer.id, answer.currentVersion)) ?? '', words);
       }

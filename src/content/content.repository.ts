@@ -51,22 +51,30 @@ export class ContentRepository {
     return found ? { version: found, currentVersion: document.currentVersion } : null;
   }
 
-  /** The rows of these versions (without text); a version without one is pending. */
-  async states(keys: readonly VersionKey[]): Promise<DocumentContent[]> {
+  /**
+   * The rows of these versions (a version without one is pending), with the text of the indexed
+   * ones when `withText` (a search's snippets), in one statement: a builder's where-array over a
+   * page of keys cost more than the statement itself (bench/README.md, Content).
+   */
+  async states(keys: readonly VersionKey[], withText = false): Promise<DocumentContent[]> {
     if (keys.length === 0) return [];
-    return this.contents.find({
-      where: keys.map((key) => ({ documentId: key.documentId, version: key.version })),
-    });
+    const text = withText ? ", CASE WHEN c.status = 'indexed' THEN c.text END AS text" : '';
+    const rows = await this.dataSource.query<Record<string, unknown>[]>(
+      `SELECT c.documentId, c.version, c.status, c.pages, c.characters, c.extractedAt, c.error${text} ` +
+        `FROM document_contents c WHERE ${keys.map(() => '(c.documentId = ? AND c.version = ?)').join(' OR ')}`,
+      keys.flatMap((key) => [key.documentId, key.version]),
+    );
+    return rows.map((row) => this.hydrate(row));
   }
 
-  /** The indexed text of these versions, by "documentId:version". */
-  async texts(keys: readonly VersionKey[]): Promise<Map<string, string>> {
-    if (keys.length === 0) return new Map();
-    const rows = await this.contents.find({
-      select: { documentId: true, version: true, text: true },
-      where: keys.map((key) => ({ documentId: key.documentId, version: key.version, status: 'indexed' as const })),
-    });
-    return new Map(rows.map((row) => [contentJobSubject(row.documentId, row.version), row.text ?? '']));
+  /** A document_contents row as TypeORM would load it (its driver's conversions: dates, JSON text). */
+  private hydrate(row: Record<string, unknown>): DocumentContent {
+    const content = this.contents.create();
+    for (const column of this.contents.metadata.columns) {
+      if (!(column.databaseName in row)) continue;
+      column.setEntityValue(content, this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return content;
   }
 
   /** One version's row with its text. */

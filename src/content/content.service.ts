@@ -58,23 +58,25 @@ export class ContentService {
     @Inject(contentConfig.KEY) private readonly config: ConfigType<typeof contentConfig>,
   ) {}
 
-  /** The states of these versions, by "documentId:version" (pending when unknown). */
-  async states(keys: readonly VersionKey[]): Promise<Map<string, ContentState>> {
-    const rows = await this.contents.states(keys);
-    const byKey = new Map(
-      rows.map((content) => [contentJobSubject(content.documentId, content.version), stateOf(content)]),
-    );
-    return new Map(
-      keys.map((key) => [
-        contentJobSubject(key.documentId, key.version),
-        byKey.get(contentJobSubject(key.documentId, key.version)) ?? PENDING,
-      ]),
-    );
-  }
-
-  /** The indexed texts of these versions, by "documentId:version". */
-  texts(keys: readonly VersionKey[]): Promise<Map<string, string>> {
-    return this.contents.texts(keys);
+  /**
+   * The states of these versions, by "documentId:version" (pending when unknown), and with
+   * `withTexts` the indexed texts (for a search's snippets; '' for the others).
+   */
+  async states(
+    keys: readonly VersionKey[],
+    withTexts = false,
+  ): Promise<{ states: Map<string, ContentState>; texts: Map<string, string> }> {
+    const rows = await this.contents.states(keys, withTexts);
+    const byKey = new Map(rows.map((content) => [contentJobSubject(content.documentId, content.version), content]));
+    const states = new Map<string, ContentState>();
+    const texts = new Map<string, string>();
+    for (const key of keys) {
+      const subject = contentJobSubject(key.documentId, key.version);
+      const content = byKey.get(subject);
+      states.set(subject, content ? stateOf(content) : PENDING);
+      if (withTexts) texts.set(subject, content?.text ?? '');
+    }
+    return { states, texts };
   }
 
   /** A version's extracted text (readers only; 404 content_not_available until it is indexed). */

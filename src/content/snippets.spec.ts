@@ -30,6 +30,18 @@ describe('snippets', () => {
     );
   });
 
+  it('finds the same hits in ASCII text (folded at once) as in text with accents (folded per character)', () => {
+    expect(findHits('A CAFE, a cafe', ['cafe'])).toEqual([
+      [2, 6],
+      [10, 14],
+    ]);
+    expect(findHits('A CAFÉ, a café', ['cafe'])).toEqual([
+      [2, 6],
+      [10, 14],
+    ]);
+    expect(findHits('İ CAFE', ['cafe'])).toEqual([[2, 6]]);
+  });
+
   it('answers null without a hit', () => {
     expect(snippet('nothing here', ['absent'])).toBeNull();
   });

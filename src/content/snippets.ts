@@ -3,19 +3,45 @@ export const SNIPPET_MAX_CHARS = 200;
 
 const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}]';
 
-/** `text` folded for matching (lower case, accents dropped), with each folded unit's index in `text`. */
-function fold(text: string): { folded: string; origin: number[] } {
-  let folded = '';
-  const origin: number[] = [];
-  let index = 0;
-  for (const character of text) {
-    const simple = character.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-    folded += simple;
-    for (let unit = 0; unit < simple.length; unit++) origin.push(index);
-    index += character.length;
+const NOT_ASCII = /\P{ASCII}/u;
+
+/**
+ * `text` folded for matching (lower case, accents dropped), with each folded unit's index in
+ * `text` (null: the same index, as for ASCII text, which needs no per-character normalization).
+ */
+function fold(text: string): { folded: string; origin: Int32Array | null } {
+  if (!NOT_ASCII.test(text)) return { folded: text.toLowerCase(), origin: null };
+  const parts: string[] = [];
+  let origin = new Int32Array(text.length + 1);
+  let units = 0;
+  const at = (index: number) => {
+    if (units === origin.length) {
+      const grown = new Int32Array(origin.length * 2);
+      grown.set(origin);
+      origin = grown;
+    }
+    origin[units++] = index;
+  };
+  let done = 0;
+  // ASCII runs are lowered at once; only the other characters are normalized one by one.
+  const asciiRun = (end: number) => {
+    parts.push(text.slice(done, end).toLowerCase());
+    for (let index = done; index < end; index++) at(index);
+  };
+  for (const run of text.matchAll(/\P{ASCII}+/gu)) {
+    asciiRun(run.index);
+    let index = run.index;
+    for (const character of run[0]) {
+      const simple = character.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+      parts.push(simple);
+      for (let unit = 0; unit < simple.length; unit++) at(index);
+      index += character.length;
+    }
+    done = index;
   }
-  origin.push(index);
-  return { folded, origin };
+  asciiRun(text.length);
+  at(text.length);
+  return { folded: parts.join(''), origin };
 }
 
 function escapeRegExp(text: string): string {
@@ -43,7 +69,8 @@ export function findHits(text: string, words: readonly string[]): [number, numbe
   const hits: [number, number][] = [];
   for (const match of folded.matchAll(new RegExp(patterns.join('|'), 'gu'))) {
     if (match[0].length === 0) continue;
-    hits.push([origin[match.index], origin[match.index + match[0].length]]);
+    const end = match.index + match[0].length;
+    hits.push(origin ? [origin[match.index], origin[end]] : [match.index, end]);
   }
   return hits;
 }

@@ -122,7 +122,7 @@ export class DocumentFilesController {
       'managers of the project and to roles granting documents:create. The fields are checked before any byte of ' +
       'the file is stored. Its text is then read in the background (content.status pending → indexed, failed, ' +
       'unsupported or too_large; OCR for images and scanned PDFs) and becomes searchable by q; PDFs and images ' +
-      'get previews (GET …/preview).',
+      'get previews (GET …/preview). No notification is sent when the text is indexed: poll content.status.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateDocumentFormDto })
