@@ -1,35 +1,20 @@
 import { Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
   ApiBody,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Authenticated, UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { WatchesResponseDto } from './dto/watches.dto.js';
 import { WatchesService } from './watches.service.js';
-
-const DOCUMENT_NOT_FOUND = {
-  type: ErrorResponseDto,
-  description: 'document_not_found (also for a document the caller may not read)',
-};
-const PROJECT_NOT_FOUND = {
-  type: ErrorResponseDto,
-  description: 'project_not_found (also for a project the caller does not see)',
-};
-const BAD_ID = { type: ErrorResponseDto, description: 'validation_failed: the id is not a UUID' };
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
 /** As every PUT of this API, the request carries a JSON object: {} (nothing in it is read). */
 const EMPTY_BODY = {
   required: true,
@@ -55,10 +40,14 @@ export class WatchesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'invalid_json',
+    'unauthorized',
+    'document_not_found',
+    'request_timeout',
+    'payload_too_large',
+    'unsupported_media_type',
+  )
   async watchDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -75,10 +64,7 @@ export class WatchesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Not watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async unwatchDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -98,10 +84,14 @@ export class WatchesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Muted' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'invalid_json',
+    'unauthorized',
+    'document_not_found',
+    'request_timeout',
+    'payload_too_large',
+    'unsupported_media_type',
+  )
   async muteDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -115,10 +105,7 @@ export class WatchesController {
   @ApiOperation({ summary: 'Unmute a document', description: 'Readers only; idempotent.' })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Not muted' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async unmuteDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -138,10 +125,14 @@ export class WatchesController {
   })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(PROJECT_NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'invalid_json',
+    'unauthorized',
+    'project_not_found',
+    'request_timeout',
+    'payload_too_large',
+    'unsupported_media_type',
+  )
   async watchProject(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -155,10 +146,7 @@ export class WatchesController {
   @ApiOperation({ summary: 'Stop watching a project', description: 'Those who see the project only; idempotent.' })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Not watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(PROJECT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'project_not_found')
   async unwatchProject(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -173,8 +161,7 @@ export class WatchesController {
     description: 'Documents (watching or muted) and projects, newest first.',
   })
   @ApiOkResponse({ type: WatchesResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async mine(@CurrentUser() user: AuthenticatedUser): Promise<WatchesResponseDto> {
     const { documents, projects } = await this.watches.of(user.id);
     return {
