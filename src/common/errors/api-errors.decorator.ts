@@ -1,6 +1,6 @@
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
-import { ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiResponse, DECORATORS, getSchemaPath } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
 import { ERROR_EXAMPLE_DETAILS } from './error-examples.js';
 import { ErrorResponseDto } from './error-response.dto.js';
@@ -53,6 +53,12 @@ export function ApiErrors(...examples: ApiErrorExample[]) {
     for (const code of details.keys())
       byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
     for (const [status, codes] of byStatus) {
+      // ApiResponse appends to an existing entry's description; this one replaces it with the whole set.
+      const { [status]: _replaced, ...others } = (Reflect.getMetadata(DECORATORS.API_RESPONSE, holder) ?? {}) as Record<
+        number,
+        unknown
+      >;
+      Reflect.defineMetadata(DECORATORS.API_RESPONSE, others, holder);
       ApiResponse({
         status,
         description: describe(codes),
