@@ -102,8 +102,7 @@ function tightenDocument(document: OpenAPIObject): OpenAPIObject {
         if (schema) boundScalars(schema);
         // Request headers (If-Match...) are bounded by Node's 16 KiB header limit.
         if (schema && parameter.in === 'header' && schema.type === 'string') schema.maxLength ??= 8192;
-        // Swagger UI pre-fills examples into "Try it out": an id names a demo row, other parameters start
-        // empty (two examples, say page and cursor, would make the first Execute a 400). One place for ~60 ids.
+        // "Try it out" sends examples: a path id names a demo row, the rest start empty (page + cursor is a 400).
         delete parameter.example;
         if (schema) delete schema.example;
         const demoId = DEMO_EXAMPLE[parameter.name as keyof typeof DEMO_EXAMPLE];
