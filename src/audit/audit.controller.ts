@@ -1,17 +1,7 @@
 import { Readable } from 'node:stream';
 import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequirePermission } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { ApiError } from '../common/errors/error-codes.js';
@@ -41,10 +31,7 @@ export class AuditController {
       'is append-only: no endpoint changes or deletes an event.',
   })
   @ApiOkResponse({ type: AuditEventListResponseDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed: a query parameter is invalid', ['validation_failed']))
-  @ApiUnauthorizedResponse(errorExamples('unauthorized', ['unauthorized']))
-  @ApiForbiddenResponse(errorExamples('forbidden: the caller lacks audit:read', ['forbidden']))
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden')
   async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponseDto> {
     const { events, total, page, nextCursor } = await this.audit.list(query);
     return {
@@ -63,9 +50,7 @@ export class AuditController {
       'broken link when the chain is verified (npm run audit:verify, or an export checked independently).',
   })
   @ApiOkResponse({ type: AuditChainHeadDto })
-  @ApiUnauthorizedResponse(errorExamples('unauthorized', ['unauthorized']))
-  @ApiForbiddenResponse(errorExamples('forbidden: the caller lacks audit:read', ['forbidden']))
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden')
   head(): Promise<AuditChainHeadDto> {
     return this.chain.head();
   }
@@ -98,10 +83,7 @@ export class AuditController {
       },
     },
   })
-  @ApiBadRequestResponse(errorExamples('validation_failed: from or to is invalid', ['validation_failed']))
-  @ApiUnauthorizedResponse(errorExamples('unauthorized', ['unauthorized']))
-  @ApiForbiddenResponse(errorExamples('forbidden: the caller lacks audit:read', ['forbidden']))
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden')
   export(@Query() query: ExportAuditEventsQueryDto): StreamableFile {
     const from = query.from === undefined ? undefined : new Date(query.from);
     const to = query.to === undefined ? undefined : new Date(query.to);

@@ -1,18 +1,9 @@
 import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { Authenticated, Public } from '../common/http/route-access.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
 import { MeResponseDto, UpdateMeDto } from '../users/dto/user-settings.dto.js';
 import { AuthService } from './auth.service.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
@@ -20,8 +11,6 @@ import { ChangePasswordDto, TokenResponseDto } from './dto/change-password.dto.j
 import { LoginDto } from './dto/login.dto.js';
 import { LoginResponseDto } from './dto/login-response.dto.js';
 import { LoginThrottle } from './login-throttle/login-throttle.guard.js';
-
-const UNAUTHORIZED = errorExamples('unauthorized: missing, invalid or revoked token', ['unauthorized']);
 
 @ApiTags('auth')
 @Controller('api/auth')
@@ -41,15 +30,7 @@ export class AuthController {
       "username's count. Every attempt is recorded in the audit trail.",
   })
   @ApiOkResponse({ type: LoginResponseDto, description: 'The bearer token, its lifetime and the user.' })
-  @ApiBadRequestResponse(
-    errorExamples('validation_failed, invalid_json or bad_request: the body or the request line is invalid', [
-      'validation_failed',
-      'invalid_json',
-      'bad_request',
-    ]),
-  )
-  @ApiUnauthorizedResponse(errorExamples('invalid_credentials', ['invalid_credentials']))
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('invalid_credentials', 'too_many_requests')
   login(@Body() body: LoginDto, @RequestAudit() context: AuditContext): Promise<LoginResponseDto> {
     return this.auth.login(body, context);
   }
@@ -63,9 +44,8 @@ export class AuthController {
     description: "Bumps the user's token version: this token and every other one issued before stop working.",
   })
   @ApiNoContentResponse({ description: "All of the caller's tokens are revoked." })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
+  @ApiErrors('invalid_json', 'unauthorized', 'request_timeout', 'payload_too_large', 'unsupported_media_type')
   // No body is read, but one sent is parsed first (and refused as a request with a body would be).
-  @ApiCommonErrors({ body: true })
   async logout(@CurrentUser() user: AuthenticatedUser, @RequestAudit() context: AuditContext): Promise<void> {
     await this.auth.logout(user.id, context);
   }
@@ -78,8 +58,7 @@ export class AuthController {
     description: 'The same user shape login returns, and the settings (time zone, quiet hours, urgent bypass, snooze).',
   })
   @ApiOkResponse({ type: MeResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   me(@CurrentUser() user: AuthenticatedUser): Promise<MeResponseDto> {
     return this.auth.me(user.id);
   }
@@ -95,9 +74,7 @@ export class AuthController {
       'urgentBypass is on. Answers as GET /api/auth/me.',
   })
   @ApiOkResponse({ type: MeResponseDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed', ['validation_failed']))
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized')
   updateMe(@CurrentUser() user: AuthenticatedUser, @Body() body: UpdateMeDto): Promise<MeResponseDto> {
     return this.auth.updateMe(user.id, body);
   }
@@ -115,14 +92,7 @@ export class AuthController {
       'zxcvbn feedback), then revokes every earlier token of the user and answers a new one.',
   })
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed or weak_password', ['validation_failed', 'weak_password']))
-  @ApiUnauthorizedResponse(
-    errorExamples('unauthorized (token) or invalid_credentials (currentPassword)', [
-      'unauthorized',
-      'invalid_credentials',
-    ]),
-  )
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('weak_password', 'invalid_credentials', 'unauthorized', 'too_many_requests')
   changePassword(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: ChangePasswordDto,

@@ -2,30 +2,22 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { CommentsService } from './comments.service.js';
 import { CommentBodyDto, CommentDto, CommentListResponseDto, ListCommentsQueryDto } from './dto/comment.dto.js';
-
-const DOCUMENT_NOT_FOUND = 'document_not_found: no such document, it is in the trash, or the caller cannot read it';
-const COMMENT_NOT_FOUND = 'comment_not_found: no such comment, or the caller cannot read its document';
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
 
 @ApiTags('comments')
 @ApiBearerAuth()
@@ -41,9 +33,7 @@ export class CommentsController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiOkResponse({ type: CommentListResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: DOCUMENT_NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async list(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: ListCommentsQueryDto,
@@ -70,10 +60,7 @@ export class CommentsController {
     type: CommentDto,
     headers: { Location: { description: 'URL of the new comment', schema: { type: 'string' } } },
   })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: a reader who may not contribute' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: DOCUMENT_NOT_FOUND })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found')
   async create(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: CommentBodyDto,
@@ -90,10 +77,7 @@ export class CommentsController {
   @ApiOperation({ summary: 'Edit a comment', description: 'Its author only; sets editedAt.' })
   @ApiParam({ name: 'commentId', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: not the author' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: COMMENT_NOT_FOUND })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'comment_not_found')
   async edit(
     @Param('commentId', uuidParam('commentId')) commentId: string,
     @Body() body: CommentBodyDto,
@@ -111,13 +95,7 @@ export class CommentsController {
   })
   @ApiParam({ name: 'commentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'forbidden: neither author, manager nor documents:delete',
-  })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: COMMENT_NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden', 'comment_not_found')
   async remove(
     @Param('commentId', uuidParam('commentId')) commentId: string,
     @CurrentUser() user: AuthenticatedUser,

@@ -2,22 +2,18 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
-  ApiForbiddenResponse,
   ApiHeader,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiProduces,
   ApiResponse,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { RequirePermission, UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { ContentQueryDto } from '../documents/dto/document-files-query.dto.js';
@@ -25,8 +21,6 @@ import { entityTag, ifNoneMatchSatisfied } from '../storage/content-response.js'
 import { ContentService } from './content.service.js';
 import { PreviewQueryDto } from './dto/preview-query.dto.js';
 import { ContentCountsResponseDto, ReindexContentDto, ReindexContentResponseDto } from './dto/content-admin.dto.js';
-
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
 /** As downloads: what was read from an upload is never sniffed or run as this site. */
 const SERVED_SAFETY = {
   'x-content-type-options': 'nosniff',
@@ -57,14 +51,7 @@ export class ContentController {
       },
     },
   })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description:
-      'document_not_found (no such document, trashed, or not readable by the caller), version_not_found, ' +
-      'content_not_available (not indexed: pending, processing, failed, unsupported or too_large)',
-  })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found', 'version_not_found', 'content_not_available')
   async text(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: ContentQueryDto,
@@ -106,14 +93,7 @@ export class ContentController {
     description: 'If-None-Match matched: the client has this picture',
     headers: { ETag: { schema: { type: 'string', maxLength: 66 }, description: 'Strong: "<sha256>"' } },
   })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description:
-      'document_not_found (no such document, trashed, or not readable by the caller), version_not_found, ' +
-      'preview_not_available (being made, or a format without one)',
-  })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found', 'version_not_found', 'preview_not_available')
   async preview(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: PreviewQueryDto,
@@ -139,9 +119,7 @@ export class ContentController {
     description: "How many live documents' current versions are in each state. Needs documents:read.",
   })
   @ApiOkResponse({ type: ContentCountsResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: the role does not grant documents:read' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden')
   async counts(): Promise<ContentCountsResponseDto> {
     return { counts: await this.content.counts() };
   }
@@ -157,9 +135,7 @@ export class ContentController {
       'documents:update. `npm run content:reindex` does the same from the command line.',
   })
   @ApiAcceptedResponse({ type: ReindexContentResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: the role does not grant documents:update' })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden')
   async reindex(@Body() body: ReindexContentDto): Promise<ReindexContentResponseDto> {
     const queued = await this.content.reindex({
       status: body.status ?? 'failed',

@@ -1,22 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { Authenticated, RequirePermission } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { CustomFieldsService } from './custom-fields.service.js';
@@ -36,16 +30,9 @@ const KEY = {
   schema: { type: 'string', pattern: FIELD_KEY.source, maxLength: 64 },
   example: 'amount',
 } as const;
-const FORBIDDEN = errorExamples('forbidden: the caller lacks documentTypes:manage', ['forbidden']);
-const TYPE_NOT_FOUND = errorExamples('document_type_not_found', ['document_type_not_found']);
-const NOT_FOUND = errorExamples('document_type_not_found or document_field_not_found', [
-  'document_type_not_found',
-  'document_field_not_found',
-]);
-
 @ApiTags('document-types')
 @ApiBearerAuth()
-@ApiUnauthorizedResponse(errorExamples('unauthorized: missing, invalid or revoked token', ['unauthorized']))
+@ApiErrors('unauthorized')
 @Controller('api/document-types/:documentTypeId/fields')
 export class CustomFieldsController {
   constructor(private readonly fields: CustomFieldsService) {}
@@ -58,9 +45,7 @@ export class CustomFieldsController {
     description: 'In the order they were declared; any authenticated user (uploaders need them).',
   })
   @ApiOkResponse({ type: DocumentFieldListResponseDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed: documentTypeId is not a UUID', ['validation_failed']))
-  @ApiNotFoundResponse(TYPE_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('document_type_not_found')
   async list(
     @Param('documentTypeId', uuidParam('documentTypeId')) typeId: string,
   ): Promise<DocumentFieldListResponseDto> {
@@ -78,15 +63,7 @@ export class CustomFieldsController {
       'sortable in GET /api/documents. Audited (document_field.created). Answers 201 with Location.',
   })
   @ApiCreatedResponse({ type: DocumentFieldEnvelopeDto })
-  @ApiBadRequestResponse(
-    errorExamples('validation_failed: a bad key, type, options (select only) or min/max (number, text)', [
-      'validation_failed',
-    ]),
-  )
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiNotFoundResponse(TYPE_NOT_FOUND)
-  @ApiConflictResponse(errorExamples('conflict: the type already has a field with this key', ['conflict']))
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('forbidden', 'document_type_not_found', 'conflict')
   async create(
     @Param('documentTypeId', uuidParam('documentTypeId')) typeId: string,
     @Body() body: CreateDocumentFieldDto,
@@ -110,10 +87,7 @@ export class CustomFieldsController {
       "not re-checked against new rules until their document's fields change. Audited (document_field.updated).",
   })
   @ApiOkResponse({ type: DocumentFieldEnvelopeDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed', ['validation_failed']))
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiNotFoundResponse(NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('forbidden', 'document_type_not_found', 'document_field_not_found')
   async update(
     @Param('documentTypeId', uuidParam('documentTypeId')) typeId: string,
     @Param('key') key: string,
@@ -136,13 +110,7 @@ export class CustomFieldsController {
       'Audited (document_field.deleted, with the number of values removed).',
   })
   @ApiNoContentResponse({ description: 'The field (and with force its values) is deleted.' })
-  @ApiBadRequestResponse(errorExamples('validation_failed', ['validation_failed']))
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiNotFoundResponse(NOT_FOUND)
-  @ApiConflictResponse(
-    errorExamples('document_field_in_use: documents hold values of the field', ['document_field_in_use']),
-  )
-  @ApiCommonErrors()
+  @ApiErrors('forbidden', 'document_type_not_found', 'document_field_not_found', 'document_field_in_use')
   async delete(
     @Param('documentTypeId', uuidParam('documentTypeId')) typeId: string,
     @Param('key') key: string,

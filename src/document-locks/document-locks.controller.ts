@@ -2,28 +2,20 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import {
   ApiBearerAuth,
   ApiBody,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
-import { ApiWriteGuardErrors } from '../documents/document-write-guards.js';
 import { DocumentLocksService } from './document-locks.service.js';
 import { DocumentLockDto, DocumentLockResponseDto, LockDocumentDto } from './dto/document-lock.dto.js';
-
-const DOCUMENT_NOT_FOUND = 'document_not_found: no such document, it is in the trash, or the caller cannot read it';
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
 
 @ApiTags('documents')
 @ApiBearerAuth()
@@ -39,9 +31,7 @@ export class DocumentLocksController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiOkResponse({ type: DocumentLockResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: DOCUMENT_NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async get(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -62,11 +52,7 @@ export class DocumentLocksController {
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiBody({ type: LockDocumentDto, examples: { default: { value: {} }, twoHours: { value: { minutes: 120 } } } })
   @ApiOkResponse({ type: DocumentLockDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: a reader who may not change the document' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: DOCUMENT_NOT_FOUND })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found', 'document_locked')
   async lock(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: LockDocumentDto,
@@ -85,16 +71,7 @@ export class DocumentLocksController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Released' })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'forbidden: not the holder, a manager or documents:update',
-  })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: `${DOCUMENT_NOT_FOUND}; lock_not_found: the document is not checked out`,
-  })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found', 'lock_not_found')
   async unlock(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,

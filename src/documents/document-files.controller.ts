@@ -17,9 +17,8 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ApiError, type ErrorCode } from '../common/errors/error-codes.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
+import { ApiErrors, type ApiErrorExample } from '../common/errors/api-errors.decorator.js';
+import { ApiError } from '../common/errors/error-codes.js';
 import { LONG_RESPONSE_ROUTE, MULTIPART_UPLOAD_ROUTE } from '../common/http/transfer-routes.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
@@ -35,45 +34,16 @@ import { AddVersionQueryDto, ContentQueryDto, ListVersionsQueryDto } from './dto
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
 import { DocumentVersionDto, DocumentVersionListResponseDto } from './dto/document-version-response.dto.js';
 import { sendStoredFile } from '../storage/file-reply.js';
-import { ApiWriteGuardErrors } from './document-write-guards.js';
-
-/** An error answer in Swagger, with one example per code it may carry. */
-function ApiErrors(status: number, ...examples: [code: ErrorCode, details: string][]) {
-  return ApiResponse({
-    status,
-    type: ErrorResponseDto,
-    description: examples.map(([code]) => code).join(', '),
-    examples: Object.fromEntries(
-      examples.map(([code, details], index) => [
-        `${code}${index ? `_${index}` : ''}`,
-        { summary: code, value: { error: code, details } },
-      ]),
-    ),
-  });
-}
 
 const ETAG_HEADER = {
   ETag: { description: 'Version of the returned document ("v<rowVersion>")', schema: { type: 'string' } },
 };
-const UNAUTHORIZED: [ErrorCode, string] = ['unauthorized', 'A valid bearer token is required.'];
-const NOT_FOUND: [ErrorCode, string] = [
-  'document_not_found',
-  'No document has the id 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f.',
-];
-const BAD_ID: [ErrorCode, string] = ['validation_failed', 'documentId must be a UUID'];
-const UPLOAD_ERRORS = [
-  ApiErrors(413, ['payload_too_large', 'The file must be at most 104857600 bytes.']),
-  ApiErrors(415, ['unsupported_media_type', 'Send the upload as multipart/form-data.']),
-  ApiErrors(408, ['request_timeout', 'The request was not received in time; send it again.']),
-];
-const UPLOAD_BAD_REQUESTS: [ErrorCode, string][] = [
-  ['validation_failed', 'The file is empty.'],
-  ['validation_failed', 'The request has no file part named "file".'],
-  ['validation_failed', 'Send exactly one file, in the part named "file"; a second file part was sent.'],
-  ['validation_failed', 'Text fields must come before the file part; "title" came after it.'],
-  ['validation_failed', 'The file name must be at most 255 characters long.'],
-  ['validation_failed', 'The file name must not contain control characters or bidirectional formatting characters.'],
-  ['validation_failed', 'The file name is only a path; send a name for the file itself.'],
+/** An upload's own 413 and 415 sentences: the catalogue's speak of JSON bodies. */
+const UPLOAD_ERRORS: ApiErrorExample[] = [
+  'request_timeout',
+  ['payload_too_large', 'The file must be at most 104857600 bytes (UPLOAD_MAX_BYTES, 100 MiB by default).'],
+  ['unsupported_media_type', 'Send the upload as multipart/form-data.'],
+  'insufficient_storage',
 ];
 
 /**
@@ -91,12 +61,6 @@ async function refuseUnread(request: FastifyRequest, check: () => Promise<void>)
   }
 }
 
-function applyDecorators(...decorators: (ClassDecorator | MethodDecorator | PropertyDecorator)[]): MethodDecorator {
-  return (target, key, descriptor) => {
-    for (const decorator of decorators) (decorator as MethodDecorator)(target, key, descriptor);
-  };
-}
-
 @ApiTags('documents')
 @ApiBearerAuth()
 @UsesPolicy('document')
@@ -111,7 +75,7 @@ export class DocumentFilesController {
   @Post()
   @Idempotent()
   @RouteConfig(MULTIPART_UPLOAD_ROUTE)
-  @ApiErrors(507, ['insufficient_storage', 'The file store is full; nothing was kept. Try again later.'])
+  @ApiErrors('unauthorized', 'forbidden', 'project_not_found', ...UPLOAD_ERRORS)
   @ApiOperation({
     summary: 'Create a document by uploading its file',
     description:
@@ -133,21 +97,6 @@ export class DocumentFilesController {
       Location: { description: 'URL of the new document', schema: { type: 'string' } },
     },
   })
-  @ApiErrors(
-    400,
-    ['validation_failed', 'projectId must be a UUID'],
-    ['validation_failed', 'documentTypeId: no document type has the id 3f1c6e0a-5b7d-4e2f-9a8c-1d2e3f4a5b6c.'],
-    ['validation_failed', 'metadata must be the JSON text of an object.'],
-    ...UPLOAD_BAD_REQUESTS,
-  )
-  @ApiErrors(401, UNAUTHORIZED)
-  @ApiErrors(403, [
-    'forbidden',
-    'Only contributors and managers of the project, or a user whose role grants documents:create, may create documents in it.',
-  ])
-  @ApiErrors(404, ['project_not_found', 'No project has the id 3f1c6e0a-5b7d-4e2f-9a8c-1d2e3f4a5b6c.'])
-  @applyDecorators(...UPLOAD_ERRORS)
-  @ApiCommonErrors()
   async create(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -175,11 +124,7 @@ export class DocumentFilesController {
   @ApiResponse({ status: 200, description: 'The headers GET would send' })
   @ApiResponse({ status: 206, description: 'The headers of the requested range' })
   @ApiResponse({ status: 304, description: 'If-None-Match matched' })
-  @ApiErrors(416, ['range_not_satisfiable', 'The file has 482133 bytes; ask for a range that starts within them.'])
-  @ApiErrors(400, BAD_ID)
-  @ApiErrors(401, UNAUTHORIZED)
-  @ApiErrors(404, NOT_FOUND, ['version_not_found', 'Document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f has no version 7.'])
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found', 'version_not_found', 'range_not_satisfiable')
   async contentHead(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: ContentQueryDto,
@@ -234,19 +179,7 @@ export class DocumentFilesController {
       'a minute, which answers with the same Content-Type and Content-Disposition and honours Range.',
     headers: { Location: { schema: { type: 'string' }, description: 'Presigned URL of the bytes' } },
   })
-  @ApiErrors(400, BAD_ID, ['validation_failed', 'version must be an integer'])
-  @ApiErrors(401, UNAUTHORIZED)
-  @ApiErrors(
-    404,
-    NOT_FOUND,
-    ['version_not_found', 'Document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f has no version 7.'],
-    [
-      'version_not_found',
-      'Version 1 of document 9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f was recorded before files were stored; it has no content.',
-    ],
-  )
-  @ApiErrors(416, ['range_not_satisfiable', 'The file has 482133 bytes; ask for a range that starts within them.'])
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found', 'version_not_found', 'range_not_satisfiable')
   async content(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: ContentQueryDto,
@@ -260,7 +193,16 @@ export class DocumentFilesController {
 
   @Post(':documentId/versions')
   @RouteConfig(MULTIPART_UPLOAD_ROUTE)
-  @ApiErrors(507, ['insufficient_storage', 'The file store is full; nothing was kept. Try again later.'])
+  @ApiErrors(
+    'unauthorized',
+    'forbidden',
+    'document_not_found',
+    'conflict',
+    'document_archived',
+    'precondition_failed',
+    'document_locked',
+    ...UPLOAD_ERRORS,
+  )
   @ApiOperation({
     summary: 'Add a version of a document by uploading its new file',
     description:
@@ -279,36 +221,6 @@ export class DocumentFilesController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: AddVersionFormDto })
   @ApiCreatedResponse({ type: DocumentResponseDto, headers: ETAG_HEADER })
-  @ApiErrors(
-    400,
-    BAD_ID,
-    ['validation_failed', 'comment must be at most 1000 characters (Unicode code points)'],
-    ...UPLOAD_BAD_REQUESTS,
-  )
-  @ApiErrors(401, UNAUTHORIZED)
-  @ApiErrors(403, [
-    'forbidden',
-    'Only the uploader (while a contributor of the project), a project manager or a user whose role grants documents:update may add a version to this document.',
-  ])
-  @ApiErrors(404, NOT_FOUND)
-  @ApiErrors(
-    409,
-    ['document_archived', 'The document is archived; return it to draft before adding a version.'],
-    ['conflict', 'The document kept changing while the version was added; retry.'],
-  )
-  @ApiResponse({
-    status: 412,
-    type: ErrorResponseDto,
-    description: 'precondition_failed: If-Match is stale',
-    headers: { ETag: { description: 'Current version of the document, to retry with', schema: { type: 'string' } } },
-    example: {
-      error: 'precondition_failed',
-      details: 'If-Match does not match the document\'s current ETag "v3"; fetch it again and retry.',
-    },
-  })
-  @applyDecorators(...UPLOAD_ERRORS)
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors()
   async addVersion(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Headers('if-match') ifMatch: string | undefined,
@@ -336,10 +248,7 @@ export class DocumentFilesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiOkResponse({ type: DocumentVersionListResponseDto })
-  @ApiErrors(400, BAD_ID, ['validation_failed', 'limit must not be greater than 100'])
-  @ApiErrors(401, UNAUTHORIZED)
-  @ApiErrors(404, NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async versions(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: ListVersionsQueryDto,

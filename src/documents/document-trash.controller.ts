@@ -1,25 +1,18 @@
 import { Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
-  ApiConflictResponse,
-  ApiForbiddenResponse,
   ApiHeader,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiPreconditionFailedResponse,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
@@ -28,7 +21,6 @@ import { DocumentTrashService } from './document-trash.service.js';
 import { TrashedDocumentDto, TrashListResponseDto } from './dto/document-list-response.dto.js';
 import { DeleteDocumentQueryDto, ListTrashQueryDto } from './dto/list-documents-query.dto.js';
 import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js';
-import { ApiWriteGuardErrors } from './document-write-guards.js';
 
 /** Deleting documents (to the trash or for good), the trash list and restoring. */
 @ApiTags('documents')
@@ -47,9 +39,7 @@ export class DocumentTrashController {
       'stays TRASH_RETENTION_DAYS in the trash, then the purge removes it.',
   })
   @ApiOkResponse({ type: TrashListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async list(@Query() query: ListTrashQueryDto, @CurrentUser() user: AuthenticatedUser): Promise<TrashListResponseDto> {
     const { documents, total } = await this.trash.list(query, user);
     return {
@@ -71,17 +61,15 @@ export class DocumentTrashController {
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from a previous response; 412 when stale.' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiConflictResponse({
-    type: ErrorResponseDto,
-    description: 'conflict: the document kept changing, retry; legal_hold: a legal hold keeps the document',
-  })
-  @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors()
+  @ApiErrors(
+    'unauthorized',
+    'forbidden',
+    'document_not_found',
+    'conflict',
+    'legal_hold',
+    'precondition_failed',
+    'document_locked',
+  )
   async remove(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Query() query: DeleteDocumentQueryDto,
@@ -106,15 +94,7 @@ export class DocumentTrashController {
     type: DocumentResponseDto,
     headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: 'document_not_found: not in the trash, or not yours to restore',
-  })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the document kept changing; retry' })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found', 'conflict', 'document_locked')
   async restore(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,

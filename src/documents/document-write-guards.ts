@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import type { Tx } from '../database/transactions.js';
 import type { ChangeDescription } from './document-change.js';
@@ -46,11 +44,3 @@ export class DocumentWriteGuards {
     return documentIds.filter((id) => !kept.has(id));
   }
 }
-
-/** Swagger: what a write guard may answer on any document write route (a check-out lock held by another). */
-export const ApiWriteGuardErrors = () =>
-  ApiResponse({
-    status: 423,
-    type: ErrorResponseDto,
-    description: 'document_locked: another user holds the check-out lock of the document (holder and expiry named)',
-  });

@@ -12,26 +12,19 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
   ApiBody,
-  ApiConflictResponse,
-  ApiForbiddenResponse,
   ApiHeader,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiPreconditionFailedResponse,
   ApiQuery,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
@@ -45,7 +38,6 @@ import { DocumentDto, DocumentResponseDto } from './dto/document-response.dto.js
 import { UpdateDocumentDto } from './dto/update-document.dto.js';
 import { etagOf } from './document-change.js';
 import { DocumentsService } from './documents.service.js';
-import { ApiWriteGuardErrors } from './document-write-guards.js';
 import { FieldParameters, FieldParametersInterceptor } from './field-parameters.js';
 
 @ApiTags('documents')
@@ -82,9 +74,7 @@ export class DocumentsController {
       'of the wrong type is 400 validation_failed.',
   })
   @ApiOkResponse({ type: DocumentListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   @UseInterceptors(FieldParametersInterceptor)
   async list(
     @Query() query: ListDocumentsQueryDto,
@@ -120,10 +110,7 @@ export class DocumentsController {
       ETag: { description: 'Version of the returned document ("v<rowVersion>")', schema: { type: 'string' } },
     },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: documentId must be a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async get(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -154,14 +141,14 @@ export class DocumentsController {
     type: DocumentResponseDto,
     headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: a reader who may not make this move' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'invalid_transition: not a move of the workflow' })
-  @ApiPreconditionFailedResponse({ type: ErrorResponseDto, description: 'precondition_failed: If-Match is stale' })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'unauthorized',
+    'forbidden',
+    'document_not_found',
+    'invalid_transition',
+    'precondition_failed',
+    'document_locked',
+  )
   async changeStatus(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: ChangeStatusDto,
@@ -202,26 +189,14 @@ export class DocumentsController {
     description: 'The document as it is now, with its ETag.',
     headers: { ETag: { description: 'Version of the returned document', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: 'validation_failed, invalid_json or bad_request: the body, the id or the request line is invalid',
-  })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'forbidden: not the uploader and no documents:update permission',
-  })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'document_archived: move it back to draft first' })
-  @ApiPreconditionFailedResponse({
-    type: ErrorResponseDto,
-    description: 'precondition_failed: If-Match is stale',
-    headers: {
-      ETag: { description: 'Current version of the document, to retry with', schema: { type: 'string' } },
-    },
-  })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'unauthorized',
+    'forbidden',
+    'document_not_found',
+    'document_archived',
+    'precondition_failed',
+    'document_locked',
+  )
   async update(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: UpdateDocumentDto,
@@ -247,10 +222,7 @@ export class DocumentsController {
     description: 'Id of a document; `npm run demo` prints one for each demo user.',
   })
   @ApiOkResponse({ type: DocumentHistoryResponseDto, description: 'The recorded changes, newest first.' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'document_not_found' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found')
   async history(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,

@@ -1,9 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { Public } from '../common/http/route-access.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 
 /** Terminus' answer for the one indicator this service checks. */
 const DATABASE_UP = {
@@ -47,7 +46,7 @@ export class HealthController {
       additionalProperties: false,
     },
   })
-  @ApiCommonErrors()
+  @ApiErrors()
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -73,11 +72,7 @@ export class HealthController {
       additionalProperties: false,
     },
   })
-  @ApiServiceUnavailableResponse({
-    type: ErrorResponseDto,
-    description: 'service_unavailable: the database did not answer; retry after the Retry-After seconds',
-  })
-  @ApiCommonErrors()
+  @ApiErrors()
   ready() {
     return this.health.check([() => this.database.pingCheck('database', { timeout: 1500 })]);
   }

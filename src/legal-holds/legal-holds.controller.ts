@@ -1,23 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
 import { RequirePermission } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import {
@@ -29,11 +24,10 @@ import {
 import { LegalHoldsService } from './legal-holds.service.js';
 
 const HOLD_ID = { name: 'legalHoldId', format: 'uuid', example: '4e5f6a7b-8c9d-4e0f-9a1b-2c3d4e5f6a7b' } as const;
-const FORBIDDEN = errorExamples('forbidden: the caller lacks legalHolds:manage', ['forbidden']);
 
 @ApiTags('legal-holds')
 @ApiBearerAuth()
-@ApiUnauthorizedResponse(errorExamples('unauthorized: missing, invalid or revoked token', ['unauthorized']))
+@ApiErrors('unauthorized')
 @Controller('api/legal-holds')
 export class LegalHoldsController {
   constructor(private readonly holds: LegalHoldsService) {}
@@ -49,14 +43,7 @@ export class LegalHoldsController {
       'legal_hold naming the hold); their metadata and new versions stay allowed. Audited (legal_hold.created).',
   })
   @ApiCreatedResponse({ type: LegalHoldEnvelopeDto })
-  @ApiBadRequestResponse(
-    errorExamples('validation_failed: neither documentIds nor projectId, or a bad field', ['validation_failed']),
-  )
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiNotFoundResponse(
-    errorExamples('document_not_found or project_not_found', ['document_not_found', 'project_not_found']),
-  )
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('forbidden', 'document_not_found', 'project_not_found')
   async create(
     @Body() body: CreateLegalHoldDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -72,8 +59,7 @@ export class LegalHoldsController {
   @Get()
   @ApiOperation({ summary: 'List legal holds with their documents', description: 'Newest first.' })
   @ApiOkResponse({ type: LegalHoldListResponseDto })
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiCommonErrors()
+  @ApiErrors('forbidden')
   async list(): Promise<LegalHoldListResponseDto> {
     return { legalHolds: (await this.holds.list()).map((hold) => LegalHoldDto.from(hold)) };
   }
@@ -86,10 +72,7 @@ export class LegalHoldsController {
     description: 'The documents it names and, for a project hold, every document of the project (the first 1,000).',
   })
   @ApiOkResponse({ type: LegalHoldEnvelopeDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed: legalHoldId is not a UUID', ['validation_failed']))
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiNotFoundResponse(errorExamples('legal_hold_not_found', ['legal_hold_not_found']))
-  @ApiCommonErrors()
+  @ApiErrors('forbidden', 'legal_hold_not_found')
   async get(@Param('legalHoldId', uuidParam('legalHoldId')) id: string): Promise<LegalHoldEnvelopeDto> {
     return { legalHold: LegalHoldDto.from(await this.holds.get(id)) };
   }
@@ -103,10 +86,7 @@ export class LegalHoldsController {
     description: 'Its documents may be removed again (unless another hold covers them). Audited (legal_hold.released).',
   })
   @ApiNoContentResponse({ description: 'Released' })
-  @ApiBadRequestResponse(errorExamples('validation_failed: legalHoldId is not a UUID', ['validation_failed']))
-  @ApiForbiddenResponse(FORBIDDEN)
-  @ApiNotFoundResponse(errorExamples('legal_hold_not_found', ['legal_hold_not_found']))
-  @ApiCommonErrors()
+  @ApiErrors('forbidden', 'legal_hold_not_found')
   async release(
     @Param('legalHoldId', uuidParam('legalHoldId')) id: string,
     @RequestAudit() context: AuditContext,

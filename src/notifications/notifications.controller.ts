@@ -1,24 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiProduces,
   ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { BearerToken } from '../common/http/bearer-token.decorator.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Authenticated, Public } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
@@ -43,11 +39,6 @@ import type { ChannelChoice } from './notification-preferences.js';
 import { NotificationsService } from './notifications.service.js';
 import { NotificationStreamService } from './stream/notification-stream.service.js';
 
-const NOT_FOUND = {
-  type: ErrorResponseDto,
-  description: "notification_not_found (also for another user's notification)",
-};
-
 @ApiTags('notifications')
 @ApiBearerAuth()
 @Authenticated()
@@ -70,9 +61,7 @@ export class NotificationsController {
       'instead of raising page.',
   })
   @ApiOkResponse({ type: NotificationListResponseDto, description: 'One page of notifications and where it is.' })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no valid bearer token' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async list(
     @Query() query: ListNotificationsQueryDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -95,8 +84,7 @@ export class NotificationsController {
     description: 'Read from the trigger-kept counts table (no COUNT over notifications): exact after every change.',
   })
   @ApiOkResponse({ type: UnreadCountDto })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   unreadCount(@CurrentUser() user: AuthenticatedUser): Promise<UnreadCountDto> {
     return this.notifications.unreadCount(user.id);
   }
@@ -109,10 +97,15 @@ export class NotificationsController {
       'Optional filters combine with AND: type, status, and before (ISO date-time: only notifications created ' +
       'at or before it). Notifications created after the request began stay unread.',
   })
+  @ApiBody({
+    type: ReadAllDto,
+    examples: {
+      all: { summary: 'Every unread notification', value: {} },
+      inApp: { summary: 'Only in-app notifications', value: { type: 'in_app' } },
+    },
+  })
   @ApiOkResponse({ type: ReadAllResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized')
   async readAll(@Body() body: ReadAllDto, @CurrentUser() user: AuthenticatedUser): Promise<ReadAllResponseDto> {
     const requestStart = new Date();
     return this.notifications.readAll(user.id, body ?? {}, requestStart);
@@ -127,8 +120,7 @@ export class NotificationsController {
       'sent when the service has SMTP_URL; e-mails due in quiet hours or a snooze wait until they end.',
   })
   @ApiOkResponse({ type: PreferencesResponseDto })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async preferences(@CurrentUser() user: AuthenticatedUser): Promise<PreferencesResponseDto> {
     return { preferences: await this.notifications.preferences(user.id) };
   }
@@ -142,9 +134,7 @@ export class NotificationsController {
       '(true: immediate, false: off), is still accepted.',
   })
   @ApiOkResponse({ type: PreferencesResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized')
   async updatePreferences(
     @Body() body: UpdatePreferencesDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -166,9 +156,7 @@ export class NotificationsController {
       'from the notifications in one statement). Follow nextCursor for the next page.',
   })
   @ApiOkResponse({ type: ThreadListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   threads(@Query() query: ListThreadsQueryDto, @CurrentUser() user: AuthenticatedUser): Promise<ThreadListResponseDto> {
     return this.notifications.threads(user.id, query.limit, query.cursor);
   }
@@ -184,9 +172,7 @@ export class NotificationsController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiOkResponse({ type: ReadAllResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: documentId is not a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('invalid_json', 'unauthorized', 'request_timeout', 'payload_too_large', 'unsupported_media_type')
   readThread(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -203,12 +189,7 @@ export class NotificationsController {
       'updates counts); urgent events pass when the urgentBypass setting is on. Replaces an earlier snooze.',
   })
   @ApiOkResponse({ type: SnoozeResponseDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: 'validation_failed: until is missing, past or too far',
-  })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized')
   snooze(@Body() body: SnoozeDto, @CurrentUser() user: AuthenticatedUser): Promise<SnoozeResponseDto> {
     return this.notifications.snooze(user.id, new Date(body.until));
   }
@@ -217,8 +198,7 @@ export class NotificationsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'End the snooze', description: 'Held e-mails go out at their due time. Idempotent.' })
   @ApiNoContentResponse({ description: 'Not snoozed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async unsnooze(@CurrentUser() user: AuthenticatedUser): Promise<void> {
     await this.notifications.unsnooze(user.id);
   }
@@ -231,8 +211,7 @@ export class NotificationsController {
       'seconds (at most 60). The stream then lives as long as the token that asked for the ticket.',
   })
   @ApiCreatedResponse({ type: StreamTicketDto })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   createStreamTicket(
     @CurrentUser() user: AuthenticatedUser,
     @BearerToken() authorization: string | undefined,
@@ -263,12 +242,7 @@ export class NotificationsController {
       },
     },
   })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized: no or bad token or ticket' })
-  @ApiTooManyRequestsResponse({
-    type: ErrorResponseDto,
-    description: 'too_many_requests: SSE_MAX_STREAMS_PER_USER open',
-  })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'too_many_requests')
   async stream(
     @Query() query: StreamQueryDto,
     @BearerToken() authorization: string | undefined,
@@ -286,10 +260,7 @@ export class NotificationsController {
   })
   @ApiParam({ name: 'notificationId', format: 'uuid' })
   @ApiOkResponse({ type: NotificationResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: notificationId is not a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse(NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'notification_not_found')
   async get(
     @Param('notificationId', uuidParam('notificationId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -306,10 +277,7 @@ export class NotificationsController {
   })
   @ApiParam({ name: 'notificationId', format: 'uuid' })
   @ApiOkResponse({ type: NotificationResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse(NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'notification_not_found')
   async update(
     @Param('notificationId', uuidParam('notificationId')) id: string,
     @Body() body: UpdateNotificationDto,
@@ -326,10 +294,7 @@ export class NotificationsController {
   })
   @ApiParam({ name: 'notificationId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: notificationId is not a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse(NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'notification_not_found')
   async remove(
     @Param('notificationId', uuidParam('notificationId')) id: string,
     @CurrentUser() user: AuthenticatedUser,

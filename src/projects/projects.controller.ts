@@ -1,25 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { RequirePermission, UsesPolicy } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
@@ -34,9 +28,6 @@ import {
   ProjectResponseDto,
 } from './dto/project-response.dto.js';
 import { ProjectsService } from './projects.service.js';
-
-const NOT_FOUND = 'project_not_found: no such project, or the caller is neither a member nor holds projects:manage';
-const NOT_A_MANAGER = 'forbidden: a member who is not a manager of the project (and lacks projects:manage)';
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -55,9 +46,7 @@ export class ProjectsController {
       'Repeated or unknown query parameters are rejected with 400.',
   })
   @ApiOkResponse({ type: ProjectListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: a query parameter is invalid' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async list(
     @Query() query: ListProjectsQueryDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -81,10 +70,7 @@ export class ProjectsController {
     type: ProjectResponseDto,
     headers: { Location: { description: 'URL of the new project', schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: no projects:manage permission' })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden')
   @Idempotent()
   async create(
     @Body() body: CreateProjectDto,
@@ -104,10 +90,7 @@ export class ProjectsController {
   })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiOkResponse({ type: ProjectResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: projectId is not a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'project_not_found')
   async get(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -125,11 +108,7 @@ export class ProjectsController {
   })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiOkResponse({ type: ProjectResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: NOT_A_MANAGER })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'project_not_found')
   async update(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @Body() body: UpdateProjectDto,
@@ -147,10 +126,7 @@ export class ProjectsController {
   })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiOkResponse({ type: ProjectMemberListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: projectId is not a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'project_not_found')
   async members(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -170,20 +146,7 @@ export class ProjectsController {
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiOkResponse({ type: ProjectMemberResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed or invalid_json' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: NOT_A_MANAGER })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: `${NOT_FOUND}; user_not_found: no user has this userId`,
-  })
-  @ApiConflictResponse({
-    type: ErrorResponseDto,
-    description:
-      'last_manager: the user is the last manager and the new role is not manager; conflict: the same ' +
-      'user was added concurrently, retry',
-  })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'user_not_found', 'project_not_found', 'conflict', 'last_manager')
   async putMember(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @Param('userId', uuidParam('userId')) userId: string,
@@ -206,15 +169,7 @@ export class ProjectsController {
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiParam({ name: 'userId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Removed' })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'validation_failed: an id is not a UUID' })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'unauthorized' })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: NOT_A_MANAGER })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: `${NOT_FOUND}; member_not_found: the user is not a member of the project`,
-  })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'last_manager: the user is the last manager' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden', 'project_not_found', 'member_not_found', 'last_manager')
   async removeMember(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @Param('userId', uuidParam('userId')) userId: string,

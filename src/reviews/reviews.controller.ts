@@ -1,24 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiBody,
-  ApiConflictResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
-import { ApiWriteGuardErrors } from '../documents/document-write-guards.js';
 import {
   AssignedReviewDto,
   AssignedReviewListResponseDto,
@@ -29,9 +16,7 @@ import {
   ReviewResponseDto,
 } from './dto/review.dto.js';
 import { ReviewsService } from './reviews.service.js';
-
-const DOCUMENT_NOT_FOUND = 'document_not_found: no such document, it is in the trash, or the caller cannot read it';
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
+import { DEMO_EXAMPLE } from '../common/demo-ids.js';
 
 @ApiTags('reviews')
 @ApiBearerAuth()
@@ -56,7 +41,7 @@ export class ReviewsController {
     examples: {
       dated: {
         value: {
-          reviewers: ['0b3e7c1e-2d4a-4f7b-9a55-6c1d2e3f4a5b'],
+          reviewers: [DEMO_EXAMPLE.userId],
           dueAt: '2026-12-04T17:00:00.000Z',
           message: 'Please check the figures on page 3.',
         },
@@ -64,12 +49,7 @@ export class ReviewsController {
     },
   })
   @ApiOkResponse({ type: ReviewResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: a reader who may not submit it' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: DOCUMENT_NOT_FOUND })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'invalid_transition: the document is not a draft' })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found', 'invalid_transition', 'document_locked')
   async request(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: RequestReviewDto,
@@ -96,15 +76,7 @@ export class ReviewsController {
     },
   })
   @ApiOkResponse({ type: ReviewResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'forbidden: not a reviewer of the open review' })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: `${DOCUMENT_NOT_FOUND}; review_not_found: the document has no open review`,
-  })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict: the caller already answered' })
-  @ApiWriteGuardErrors()
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found', 'review_not_found', 'conflict', 'document_locked')
   async decide(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: ReviewDecisionDto,
@@ -122,12 +94,7 @@ export class ReviewsController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiOkResponse({ type: ReviewResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: `${DOCUMENT_NOT_FOUND}; review_not_found: the document was never reviewed`,
-  })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found', 'review_not_found')
   async get(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -143,8 +110,7 @@ export class ReviewsController {
       'last), keyset-paginated with nextCursor; documents in the trash are left out.',
   })
   @ApiOkResponse({ type: AssignedReviewListResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async list(
     @Query() query: ListReviewsQueryDto,
     @CurrentUser() user: AuthenticatedUser,

@@ -1,22 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
 import { RequirePermission } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { RoleResponseDto } from '../users/dto/user-response.dto.js';
@@ -30,8 +24,7 @@ const ROLE_ID = { name: 'roleId', format: 'uuid', example: '6f1c2a8e-3b4d-4e5f-8
 @ApiTags('roles')
 @ApiBearerAuth()
 @RequirePermission('roles:manage')
-@ApiUnauthorizedResponse(errorExamples('unauthorized: missing, invalid or revoked token', ['unauthorized']))
-@ApiForbiddenResponse(errorExamples('forbidden: the caller lacks roles:manage', ['forbidden']))
+@ApiErrors('unauthorized', 'forbidden')
 @Controller('api/roles')
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
@@ -39,7 +32,7 @@ export class RolesController {
   @Get()
   @ApiOperation({ summary: 'List roles', description: 'Every role with its permissions, by name.' })
   @ApiOkResponse({ type: RoleListResponseDto })
-  @ApiCommonErrors()
+  @ApiErrors()
   async list(): Promise<RoleListResponseDto> {
     return { roles: (await this.roles.list()).map((role) => RoleResponseDto.from(role)) };
   }
@@ -51,11 +44,7 @@ export class RolesController {
     description: 'Answers 201 with Location: /api/roles/{id}. Permissions use only the catalogue.',
   })
   @ApiCreatedResponse({ type: RoleEnvelopeDto })
-  @ApiBadRequestResponse(
-    errorExamples('validation_failed: a field or permission entry is invalid', ['validation_failed']),
-  )
-  @ApiConflictResponse(errorExamples('conflict: the name is taken (ignoring case)', ['conflict']))
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('conflict')
   async create(
     @Body() body: CreateRoleDto,
     @RequestAudit() context: AuditContext,
@@ -75,12 +64,7 @@ export class RolesController {
       'on their next request. Taking users:manage from the last active holder is 409 last_admin.',
   })
   @ApiOkResponse({ type: RoleEnvelopeDto })
-  @ApiBadRequestResponse(
-    errorExamples('validation_failed: a field or permission entry is invalid', ['validation_failed']),
-  )
-  @ApiNotFoundResponse(errorExamples('role_not_found', ['role_not_found']))
-  @ApiConflictResponse(errorExamples('conflict (name taken) or last_admin', ['conflict', 'last_admin']))
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('role_not_found', 'conflict', 'last_admin')
   async update(
     @Param('roleId', uuidParam('roleId')) id: string,
     @Body() body: UpdateRoleDto,
@@ -94,10 +78,7 @@ export class RolesController {
   @ApiParam(ROLE_ID)
   @ApiOperation({ summary: 'Delete a role', description: 'Only a role nobody holds (else 409 role_in_use).' })
   @ApiNoContentResponse({ description: 'The role is deleted.' })
-  @ApiBadRequestResponse(errorExamples('validation_failed: roleId is not a UUID', ['validation_failed']))
-  @ApiNotFoundResponse(errorExamples('role_not_found', ['role_not_found']))
-  @ApiConflictResponse(errorExamples('role_in_use: users hold the role', ['role_in_use']))
-  @ApiCommonErrors()
+  @ApiErrors('role_not_found', 'role_in_use')
   async delete(@Param('roleId', uuidParam('roleId')) id: string, @RequestAudit() context: AuditContext): Promise<void> {
     await this.roles.delete(id, context);
   }

@@ -3,19 +3,16 @@ import {
   ApiBearerAuth,
   ApiCreatedResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Authenticated } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
@@ -31,9 +28,6 @@ import {
   UpdateSavedSearchDto,
 } from './dto/saved-search.dto.js';
 import { SavedSearchesService } from './saved-searches.service.js';
-
-const NOT_FOUND = 'saved_search_not_found: no such saved search of the caller';
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
 
 @ApiTags('saved-searches')
 @ApiBearerAuth()
@@ -54,8 +48,7 @@ export class SavedSearchesController {
     type: SavedSearchDto,
     headers: { Location: { description: 'URL of the new saved search', schema: { type: 'string' } } },
   })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized')
   async create(
     @Body() body: CreateSavedSearchDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -70,8 +63,7 @@ export class SavedSearchesController {
   @Get()
   @ApiOperation({ summary: 'List your saved searches', description: 'Oldest first, keyset-paginated with nextCursor.' })
   @ApiOkResponse({ type: SavedSearchListResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async list(
     @Query() query: ListSavedSearchesQueryDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -84,9 +76,7 @@ export class SavedSearchesController {
   @ApiOperation({ summary: 'Read one of your saved searches', description: "Its owner only; anyone else's is 404." })
   @ApiParam({ name: 'savedSearchId', format: 'uuid' })
   @ApiOkResponse({ type: SavedSearchDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'saved_search_not_found')
   async get(
     @Param('savedSearchId', uuidParam('savedSearchId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -101,9 +91,7 @@ export class SavedSearchesController {
   })
   @ApiParam({ name: 'savedSearchId', format: 'uuid' })
   @ApiOkResponse({ type: SavedSearchDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'saved_search_not_found')
   async update(
     @Param('savedSearchId', uuidParam('savedSearchId')) id: string,
     @Body() body: UpdateSavedSearchDto,
@@ -121,9 +109,7 @@ export class SavedSearchesController {
   })
   @ApiParam({ name: 'savedSearchId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'saved_search_not_found')
   async remove(
     @Param('savedSearchId', uuidParam('savedSearchId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -139,9 +125,7 @@ export class SavedSearchesController {
   })
   @ApiParam({ name: 'savedSearchId', format: 'uuid' })
   @ApiOkResponse({ type: DocumentListResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'saved_search_not_found')
   async run(
     @Param('savedSearchId', uuidParam('savedSearchId')) id: string,
     @Query() query: RunSavedSearchQueryDto,

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { hash } from '@node-rs/argon2';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm';
+import { DEMO_IDS, demoNotificationId } from '../common/demo-ids.js';
 import { identityKey } from '../common/text/identity-key.js';
 import type { SeedConfig } from '../config/configuration.js';
 import { DocumentType } from '../document-types/entities/document-type.entity.js';
@@ -122,7 +122,7 @@ export async function seedDemoData(
   for (const [index, demo] of DEMO_USERS.entries()) {
     users.push(
       Object.assign(new User(), {
-        id: randomUUID(),
+        id: DEMO_IDS.users[demo.username],
         username: demo.username,
         usernameKey: identityKey(demo.username),
         email: `${demo.username}@example.com`,
@@ -139,12 +139,16 @@ export async function seedDemoData(
   }
   const [admin, alice, bob] = users;
 
-  const projects = ['Apollo', 'Hermes'].map((name, index) =>
-    Object.assign(new Project(), { id: randomUUID(), name, createdAt: at(9_000 - index) }),
+  const projects = (['Apollo', 'Hermes'] as const).map((name, index) =>
+    Object.assign(new Project(), {
+      id: DEMO_IDS.projects[name === 'Apollo' ? 'apollo' : 'hermes'],
+      name,
+      createdAt: at(9_000 - index),
+    }),
   );
-  const types = ['Contract', 'Specification'].map((name, index) =>
+  const types = (['Contract', 'Specification'] as const).map((name, index) =>
     Object.assign(new DocumentType(), {
-      id: randomUUID(),
+      id: DEMO_IDS.documentTypes[name === 'Contract' ? 'contract' : 'specification'],
       name,
       nameKey: identityKey(name),
       createdAt: at(9_000 - index),
@@ -170,7 +174,7 @@ export async function seedDemoData(
   }
   const documents = owners.map((owner, index) =>
     Object.assign(new Document(), {
-      id: randomUUID(),
+      id: DEMO_IDS.documents[index],
       projectId: projects[index % 2].id,
       documentTypeId: types[index % 2].id,
       title: `${types[index % 2].name} ${index + 1} for ${projects[index % 2].name}`,
@@ -216,7 +220,7 @@ export async function seedDemoData(
           const createdAt = at(Math.floor(index / 2) * 7 + 1);
           notifications.push(
             Object.assign(new Notification(), {
-              id: randomUUID(),
+              id: demoNotificationId(notifications.length + 1),
               userId: user.id,
               subject: `${status} ${notificationType} notification ${index + 1}`,
               message: `Demo ${notificationType} notification for ${user.username} (${status}).`,
@@ -237,7 +241,7 @@ export async function seedDemoData(
       const createdAt = at(index * 13 + 3);
       notifications.push(
         Object.assign(new Notification(), {
-          id: randomUUID(),
+          id: demoNotificationId(notifications.length + 1),
           userId: user.id,
           subject: `Hello ${user.username} (${status})`,
           message: `Demo notification for ${user.username}.`,

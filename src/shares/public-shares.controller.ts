@@ -3,9 +3,8 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Public } from '../common/http/route-access.js';
 import { LONG_RESPONSE_ROUTE } from '../common/http/transfer-routes.js';
 import { DocumentFilesService } from '../documents/document-files.service.js';
@@ -78,23 +77,7 @@ export class PublicSharesController {
     content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
   })
   @ApiResponse({ status: 304, description: 'If-None-Match matched' })
-  @ApiResponse({
-    status: 401,
-    type: ErrorResponseDto,
-    description: 'share_password_required: the password is missing or wrong',
-  })
-  @ApiResponse({
-    status: 404,
-    type: ErrorResponseDto,
-    description: 'share_not_found: unknown, expired, revoked, used up or trashed — never told which',
-  })
-  @ApiResponse({ status: 416, type: ErrorResponseDto, description: 'range_not_satisfiable' })
-  @ApiResponse({
-    status: 429,
-    type: ErrorResponseDto,
-    description: 'too_many_requests: too many password attempts; retry after Retry-After seconds',
-  })
-  @ApiCommonErrors()
+  @ApiErrors('share_password_required', 'share_not_found', 'range_not_satisfiable', 'too_many_requests')
   async open(
     @Param('link') token: string,
     @Query() query: OpenShareQueryDto,

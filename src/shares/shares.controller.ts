@@ -3,28 +3,20 @@ import {
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { CreatedShareDto, CreateShareDto, ShareLinkDto, ShareLinkListResponseDto } from './dto/share.dto.js';
 import { SharesService } from './shares.service.js';
-
-const DOCUMENT_NOT_FOUND = 'document_not_found: no such document, it is in the trash, or the caller cannot read it';
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
-const CONTRIBUTORS_ONLY = 'forbidden: a reader who is not a contributor, a manager or documents:update';
 
 @ApiTags('shares')
 @ApiBearerAuth()
@@ -50,13 +42,7 @@ export class SharesController {
     },
   })
   @ApiCreatedResponse({ type: CreatedShareDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: CONTRIBUTORS_ONLY })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: `${DOCUMENT_NOT_FOUND}; version_not_found: the document has no such version`,
-  })
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found', 'version_not_found')
   async create(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @Body() body: CreateShareDto,
@@ -73,10 +59,7 @@ export class SharesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiOkResponse({ type: ShareLinkListResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: CONTRIBUTORS_ONLY })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: DOCUMENT_NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden', 'document_not_found')
   async list(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -95,16 +78,7 @@ export class SharesController {
   })
   @ApiParam({ name: 'shareId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Revoked' })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'forbidden: not its creator, a manager or documents:update',
-  })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: 'share_not_found: no such link, or the caller cannot read its document',
-  })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'forbidden', 'share_not_found')
   async revoke(
     @Param('shareId', uuidParam('shareId')) shareId: string,
     @CurrentUser() user: AuthenticatedUser,

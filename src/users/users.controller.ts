@@ -1,25 +1,19 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
 import { RequirePermission } from '../common/http/route-access.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
@@ -34,8 +28,7 @@ const USER_ID = { name: 'userId', format: 'uuid', example: '1b9d6bcd-bbfd-4b2d-9
 @ApiTags('users')
 @ApiBearerAuth()
 @RequirePermission('users:manage')
-@ApiUnauthorizedResponse(errorExamples('unauthorized: missing, invalid or revoked token', ['unauthorized']))
-@ApiForbiddenResponse(errorExamples('forbidden: the caller lacks users:manage', ['forbidden']))
+@ApiErrors('unauthorized', 'forbidden')
 @Controller('api/users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
@@ -50,14 +43,7 @@ export class UsersController {
       'ignoring case and Unicode form is 409 conflict. Answers 201 with Location: /api/users/{id}.',
   })
   @ApiCreatedResponse({ type: UserEnvelopeDto })
-  @ApiBadRequestResponse(
-    errorExamples('validation_failed (a field, unknown role id) or weak_password', [
-      'validation_failed',
-      'weak_password',
-    ]),
-  )
-  @ApiConflictResponse(errorExamples('conflict: the username or e-mail is taken', ['conflict']))
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('weak_password', 'conflict')
   @Idempotent()
   async create(
     @Body() body: CreateUserDto,
@@ -78,8 +64,7 @@ export class UsersController {
       'case; isActive; roleId. Sorted by username (case-folded), then id. page >= 1, limit 1-100 (default 20).',
   })
   @ApiOkResponse({ type: UserListResponseDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed: a query parameter is invalid', ['validation_failed']))
-  @ApiCommonErrors()
+  @ApiErrors()
   async list(@Query() query: ListUsersQueryDto): Promise<UserListResponseDto> {
     const { users, total } = await this.users.list(query);
     return {
@@ -95,9 +80,7 @@ export class UsersController {
     description: 'One user with their roles, active or not; never a password hash.',
   })
   @ApiOkResponse({ type: UserEnvelopeDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed: userId is not a UUID', ['validation_failed']))
-  @ApiNotFoundResponse(errorExamples('user_not_found', ['user_not_found']))
-  @ApiCommonErrors()
+  @ApiErrors('user_not_found')
   async get(@Param('userId', uuidParam('userId')) id: string): Promise<UserEnvelopeDto> {
     return { user: UserResponseDto.from(await this.users.get(id)) };
   }
@@ -112,12 +95,7 @@ export class UsersController {
       'take users:manage from its last active holder (409 last_admin). The username cannot be changed.',
   })
   @ApiOkResponse({ type: UserEnvelopeDto })
-  @ApiBadRequestResponse(errorExamples('validation_failed: a field or role id is invalid', ['validation_failed']))
-  @ApiNotFoundResponse(errorExamples('user_not_found', ['user_not_found']))
-  @ApiConflictResponse(
-    errorExamples('conflict (e-mail taken) or last_admin (would leave no administrator)', ['conflict', 'last_admin']),
-  )
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('user_not_found', 'conflict', 'last_admin')
   async update(
     @Param('userId', uuidParam('userId')) id: string,
     @Body() body: UpdateUserDto,
@@ -137,9 +115,7 @@ export class UsersController {
       'user holds stops working. The administrator does not need the old password.',
   })
   @ApiNoContentResponse({ description: 'The password is set and the user’s tokens are revoked.' })
-  @ApiBadRequestResponse(errorExamples('validation_failed or weak_password', ['validation_failed', 'weak_password']))
-  @ApiNotFoundResponse(errorExamples('user_not_found', ['user_not_found']))
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('weak_password', 'user_not_found')
   async setPassword(
     @Param('userId', uuidParam('userId')) id: string,
     @Body() body: SetPasswordDto,

@@ -1,37 +1,23 @@
 import { Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import {
-  ApiBadRequestResponse,
   ApiBearerAuth,
   ApiBody,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { Authenticated, UsesPolicy } from '../common/http/route-access.js';
 import { BODYLESS_ROUTE } from '../common/http/transfer-routes.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { WatchesResponseDto } from './dto/watches.dto.js';
 import { WatchesService } from './watches.service.js';
 
-const DOCUMENT_NOT_FOUND = {
-  type: ErrorResponseDto,
-  description: 'document_not_found (also for a document the caller may not read)',
-};
-const PROJECT_NOT_FOUND = {
-  type: ErrorResponseDto,
-  description: 'project_not_found (also for a project the caller does not see)',
-};
-const BAD_ID = { type: ErrorResponseDto, description: 'validation_failed: the id is not a UUID' };
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
 /** These PUTs carry nothing: no body (and no content-type), or `{}`. */
 const NO_BODY = {
   required: false,
@@ -58,10 +44,14 @@ export class WatchesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'invalid_json',
+    'unauthorized',
+    'document_not_found',
+    'request_timeout',
+    'payload_too_large',
+    'unsupported_media_type',
+  )
   async watchDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -78,10 +68,7 @@ export class WatchesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Not watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async unwatchDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -102,10 +89,14 @@ export class WatchesController {
   })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Muted' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'invalid_json',
+    'unauthorized',
+    'document_not_found',
+    'request_timeout',
+    'payload_too_large',
+    'unsupported_media_type',
+  )
   async muteDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -119,10 +110,7 @@ export class WatchesController {
   @ApiOperation({ summary: 'Unmute a document', description: 'Readers only; idempotent.' })
   @ApiParam({ name: 'documentId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Not muted' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(DOCUMENT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'document_not_found')
   async unmuteDocument(
     @Param('documentId', uuidParam('documentId')) documentId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -143,10 +131,14 @@ export class WatchesController {
   })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(PROJECT_NOT_FOUND)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors(
+    'invalid_json',
+    'unauthorized',
+    'project_not_found',
+    'request_timeout',
+    'payload_too_large',
+    'unsupported_media_type',
+  )
   async watchProject(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -160,10 +152,7 @@ export class WatchesController {
   @ApiOperation({ summary: 'Stop watching a project', description: 'Those who see the project only; idempotent.' })
   @ApiParam({ name: 'projectId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Not watching' })
-  @ApiBadRequestResponse(BAD_ID)
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(PROJECT_NOT_FOUND)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'project_not_found')
   async unwatchProject(
     @Param('projectId', uuidParam('projectId')) projectId: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -178,8 +167,7 @@ export class WatchesController {
     description: 'Documents (watching or muted) and projects, newest first.',
   })
   @ApiOkResponse({ type: WatchesResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized')
   async mine(@CurrentUser() user: AuthenticatedUser): Promise<WatchesResponseDto> {
     const { documents, projects } = await this.watches.of(user.id);
     return {

@@ -2,25 +2,18 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { RequestAudit, type AuditContext } from '../audit/audit-context.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
-import { errorExamples } from '../common/errors/error-examples.js';
-import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
 import { UsesPolicy } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import {
@@ -34,14 +27,6 @@ import {
   WebhookSecretDto,
 } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
-
-const NOT_FOUND = 'webhook_not_found: no such webhook, or the caller does not manage it';
-const UNAUTHORIZED = { type: ErrorResponseDto, description: 'unauthorized' };
-const URL_REFUSED = errorExamples(
-  'validation_failed, invalid_json or bad_request: the body is invalid; webhook_url_refused: the URL is not https, ' +
-    'or its host resolves to a private or reserved address and is not in WEBHOOK_ALLOWED_HOSTS',
-  ['validation_failed', 'invalid_json', 'bad_request', 'webhook_url_refused'],
-);
 
 @ApiTags('webhooks')
 @ApiBearerAuth()
@@ -63,14 +48,7 @@ export class WebhooksController {
     type: CreatedWebhookDto,
     headers: { Location: { description: 'URL of the new webhook', schema: { type: 'string' } } },
   })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'forbidden: a global hook without projects:manage, or a project hook by one not managing the project',
-  })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'project_not_found: no such project' })
-  @ApiBadRequestResponse(URL_REFUSED)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('webhook_url_refused', 'unauthorized', 'forbidden', 'project_not_found')
   async create(
     @Body() body: CreateWebhookDto,
     @CurrentUser() user: AuthenticatedUser,
@@ -86,9 +64,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Read a webhook', description: 'For those who manage it; never the secret.' })
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiOkResponse({ type: WebhookDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'webhook_not_found')
   async get(
     @Param('webhookId', uuidParam('webhookId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -103,10 +79,7 @@ export class WebhooksController {
   })
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiOkResponse({ type: WebhookDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiBadRequestResponse(URL_REFUSED)
-  @ApiCommonErrors({ body: true })
+  @ApiErrors('webhook_url_refused', 'unauthorized', 'webhook_not_found')
   async update(
     @Param('webhookId', uuidParam('webhookId')) id: string,
     @Body() body: UpdateWebhookDto,
@@ -121,9 +94,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook', description: 'With its delivery log; pending deliveries are dropped.' })
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'webhook_not_found')
   async remove(
     @Param('webhookId', uuidParam('webhookId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -140,9 +111,7 @@ export class WebhooksController {
   })
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiOkResponse({ type: WebhookSecretDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'webhook_not_found')
   async rotateSecret(
     @Param('webhookId', uuidParam('webhookId')) id: string,
     @CurrentUser() user: AuthenticatedUser,
@@ -159,9 +128,7 @@ export class WebhooksController {
   })
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiOkResponse({ type: WebhookDeliveryListResponseDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NOT_FOUND })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'webhook_not_found')
   async deliveries(
     @Param('webhookId', uuidParam('webhookId')) id: string,
     @Query() query: ListDeliveriesQueryDto,
@@ -183,15 +150,7 @@ export class WebhooksController {
   @ApiParam({ name: 'webhookId', format: 'uuid' })
   @ApiParam({ name: 'deliveryId', format: 'uuid' })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
-  @ApiUnauthorizedResponse(UNAUTHORIZED)
-  @ApiNotFoundResponse(
-    errorExamples(`${NOT_FOUND}; webhook_delivery_not_found: the hook has no such delivery`, [
-      'webhook_not_found',
-      'webhook_delivery_not_found',
-    ]),
-  )
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'webhook_disabled: enable the hook first' })
-  @ApiCommonErrors()
+  @ApiErrors('unauthorized', 'webhook_not_found', 'webhook_delivery_not_found', 'webhook_disabled')
   async replay(
     @Param('webhookId', uuidParam('webhookId')) id: string,
     @Param('deliveryId', uuidParam('deliveryId')) deliveryId: string,

@@ -10,6 +10,7 @@ import { MAX_DETAILS_LENGTH } from '../../src/common/errors/error-answer.js';
 import { ERROR_STATUS } from '../../src/common/errors/error-codes.js';
 import { ERROR_EXAMPLE_DETAILS } from '../../src/common/errors/error-examples.js';
 import { DOCUMENTED_ERROR_CODES } from '../../src/common/errors/error-response.dto.js';
+import { DEMO_EXAMPLE, DEMO_IDS } from '../../src/common/demo-ids.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { OpenApiResponseValidator } from '../support/openapi-response-validator.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -82,21 +83,49 @@ describe.each(databasesUnderTest())('the OpenAPI document on %s', (kind) => {
 
   it('shows each error response with its own codes and a realistic sentence', () => {
     for (const code of DOCUMENTED_ERROR_CODES) expect(ERROR_EXAMPLE_DETAILS[code], code).toBeTruthy();
+    // The only sentences an operation words itself: an upload's 413 and 415 (the catalogue's speak of JSON).
+    const uploadOwn: Record<string, string> = {
+      payload_too_large: 'The file must be at most 104857600 bytes (UPLOAD_MAX_BYTES, 100 MiB by default).',
+      unsupported_media_type: 'Send the upload as multipart/form-data.',
+    };
+    const uploads = ['POST /api/documents', 'POST /api/documents/{documentId}/versions'];
     const seen = new Map<string, number>();
     for (const { name, operation } of operationsOf(spec)) {
+      // Every operation may answer a bad request line, a failure and an unreachable database.
+      for (const status of ['400', '500', '503'])
+        expect(operation.responses[status], `${name} ${status}`).toBeDefined();
       for (const [status, response] of Object.entries(operation.responses as Json)) {
-        const json = response.content?.['application/json'];
-        if (json?.schema?.$ref !== '#/components/schemas/ErrorResponseDto') continue;
-        const examples: { value: { error: string; details: string } }[] = Object.values(json.examples ?? {});
+        if (Number(status) < 400) continue;
+        // An error is JSON whatever the operation produces on success (files, text, event streams).
+        expect(Object.keys(response.content), `${name} ${status}`).toEqual(['application/json']);
+        const json = response.content['application/json'];
+        expect(json.schema, `${name} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorResponseDto' });
+        const examples = Object.entries<{ value: { error: string; details: string } }>(json.examples ?? {});
         expect(examples.length, `${name} ${status}`).toBeGreaterThan(0);
-        for (const { value } of examples) {
+        for (const [key, { value }] of examples) {
+          expect(key).toBe(value.error);
           expect(ERROR_STATUS[value.error as keyof typeof ERROR_STATUS], `${name} ${status} ${value.error}`).toBe(
             Number(status),
           );
-          expect(value.details).toBe(ERROR_EXAMPLE_DETAILS[value.error as keyof typeof ERROR_STATUS]);
+          // The description lists exactly the codes the examples show.
+          expect(response.description, `${name} ${status}`).toContain(`\`${value.error}\``);
+          const own = uploads.includes(name) ? uploadOwn[value.error] : undefined;
+          expect(value.details, `${name} ${status}`).toBe(
+            own ?? ERROR_EXAMPLE_DETAILS[value.error as keyof typeof ERROR_STATUS],
+          );
           seen.set(value.details, Number(status));
         }
+        expect(String(response.description).match(/`[a-z_]+`/g)?.length, `${name} ${status}`).toBe(examples.length);
       }
+    }
+    for (const upload of uploads) {
+      const [method, path] = upload.split(' ');
+      expect(spec.paths[path][method.toLowerCase()].responses['413'].content['application/json'].examples).toEqual({
+        payload_too_large: {
+          summary: 'payload_too_large',
+          value: { error: 'payload_too_large', details: uploadOwn.payload_too_large },
+        },
+      });
     }
     // 400, 401, 403, 404, 408, 412, 413, 415, 429, 500 and 503 each show their own sentences.
     expect(new Set(seen.values()).size).toBeGreaterThanOrEqual(11);
@@ -152,11 +181,66 @@ describe.each(databasesUnderTest())('the OpenAPI document on %s', (kind) => {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         expect(response.description, `${name} ${status}`).toBeTruthy();
       }
-      // Swagger UI pre-fills examples into "Try it out": a parameter example would be sent as a value.
+      // Swagger UI pre-fills examples into "Try it out": only an id of the demo data, nothing else.
       for (const parameter of operation.parameters ?? []) {
-        expect(parameter.example ?? parameter.schema?.example, `${name} ${parameter.name}`).toBeUndefined();
+        const demoId = parameter.in === 'path' ? DEMO_EXAMPLE[parameter.name as keyof typeof DEMO_EXAMPLE] : undefined;
+        expect(parameter.schema?.example, `${name} ${parameter.name}`).toBeUndefined();
+        expect(parameter.example, `${name} ${parameter.name}`).toBe(demoId);
       }
     }
+  });
+
+  it('pre-fills "Try it out" with ids of the demo data, never the Swagger UI placeholder', async () => {
+    const placeholder = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+    expect(JSON.stringify(spec)).not.toContain(placeholder);
+    // Swagger UI fills a request body from its schema: a uuid without an example becomes the placeholder.
+    const demoIds = new Set<string>([
+      ...Object.values(DEMO_IDS.users),
+      ...Object.values(DEMO_IDS.projects),
+      ...Object.values(DEMO_IDS.documentTypes),
+      ...DEMO_IDS.documents,
+      DEMO_IDS.userRole,
+    ]);
+    const uuids: { where: string; example: unknown }[] = [];
+    const visit = (schema: Json | undefined, where: string, seen: Set<string>, example?: unknown): void => {
+      if (!schema) return;
+      if (typeof schema.$ref === 'string') {
+        const ref = schema.$ref.split('/').pop()!;
+        if (!seen.has(ref)) visit(spec.components.schemas[ref], where, new Set([...seen, ref]), example);
+        return;
+      }
+      const own = schema.example ?? example;
+      if (schema.format === 'uuid') uuids.push({ where, example: own });
+      for (const [key, property] of Object.entries((schema.properties ?? {}) as Json))
+        visit(property as Json, `${where}.${key}`, seen);
+      if (schema.items) visit(schema.items, `${where}[]`, seen, Array.isArray(own) ? own[0] : undefined);
+    };
+    for (const { name, operation } of operationsOf(spec)) {
+      for (const [type, media] of Object.entries((operation.requestBody?.content ?? {}) as Json)) {
+        const examples = Object.values((media.examples ?? {}) as Json).map((example) => (example as Json).value);
+        if (examples.length === 0) visit(media.schema, `${name} ${type}`, new Set());
+        for (const example of examples) {
+          for (const id of JSON.stringify(example).match(/[0-9a-f]{8}-[0-9a-f-]{27}/g) ?? [])
+            expect(demoIds.has(id), `${name} example ${id}`).toBe(true);
+        }
+      }
+    }
+    expect(uuids.map(({ where }) => where)).toContain('POST /api/documents multipart/form-data.projectId');
+    expect(uuids.filter(({ example }) => !demoIds.has(String(example)))).toEqual([]);
+    // The examples work: alice reads the example document, and the first read-all example marks something.
+    const token = await t.login('alice');
+    const documentId = spec.paths['/api/documents/{documentId}'].get.parameters[0].example;
+    expect(documentId).toBe(t.seed.documents[0].id);
+    const read = await request(t.url).get(`/api/documents/${documentId}`).auth(token, { type: 'bearer' });
+    expect(read.status).toBe(200);
+    const readAll = spec.paths['/api/notifications/read-all'].post.requestBody.content['application/json'].examples;
+    const first = Object.values(readAll as Json)[0] as Json;
+    const marked = await request(t.url)
+      .post('/api/notifications/read-all')
+      .auth(token, { type: 'bearer' })
+      .send(first.value);
+    expect(marked.status).toBe(200);
+    expect(marked.body.updated).toBeGreaterThan(0);
   });
 
   it('caps error details that echo client input, and says so in the document', async () => {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, UseGuards, applyDecorators, type ExecutionContext } from '@nestjs/common';
-import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
-import { ErrorResponseDto } from '../../common/errors/error-response.dto.js';
+import { ApiErrors } from '../../common/errors/api-errors.decorator.js';
 import { tooManyAttempts, UsernameThrottle, usernameTracker } from './username-throttle.service.js';
 
 /**
@@ -29,11 +28,4 @@ export class LoginThrottlerGuard extends ThrottlerGuard {
 }
 
 /** Rate-limits a login route per client address and per username (see LoginThrottleModule for the limits). */
-export const LoginThrottle = () =>
-  applyDecorators(
-    UseGuards(LoginThrottlerGuard),
-    ApiTooManyRequestsResponse({
-      type: ErrorResponseDto,
-      description: 'too_many_requests: login rate limit reached; the Retry-After header says when to retry',
-    }),
-  );
+export const LoginThrottle = () => applyDecorators(UseGuards(LoginThrottlerGuard), ApiErrors('too_many_requests'));

@@ -1,6 +1,4 @@
-import type { ApiResponseOptions } from '@nestjs/swagger';
-import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
-import { ErrorResponseDto } from './error-response.dto.js';
+import type { ErrorCode } from './error-codes.js';
 
 /**
  * One realistic `details` sentence per error code, shown as that code's example in the OpenAPI
@@ -69,24 +67,3 @@ export const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   share_not_found: 'This link does not exist or is no longer available.',
   share_password_required: 'This link needs its password; send it in the X-Share-Password header.',
 };
-
-/**
- * Swagger response options for one status: the error schema, a description, and one named
- * example per code (all codes must share the status). E.g.
- * `@ApiConflictResponse(errorExamples('conflict or last_admin', ['conflict', 'last_admin']))`.
- */
-export function errorExamples(description: string, codes: ErrorCode[]): ApiResponseOptions {
-  return {
-    type: ErrorResponseDto,
-    description,
-    examples: Object.fromEntries(
-      codes.map((code) => [
-        code,
-        {
-          summary: `${ERROR_STATUS[code]} ${code}`,
-          value: { error: code, details: ERROR_EXAMPLE_DETAILS[code] ?? 'See the description.' },
-        },
-      ]),
-    ),
-  };
-}

@@ -1,12 +1,9 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
-import { ApiConflictResponse, ApiHeader, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
-import { errorExamples } from '../errors/error-examples.js';
+import { ApiHeader } from '@nestjs/swagger';
+import { ApiErrors } from '../errors/api-errors.decorator.js';
 import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 
-/**
- * Opts a creating POST into Idempotency-Key (IdempotencyInterceptor). Put it lowest on the handler:
- * an operation's own 409 response, written above, replaces the one documented here.
- */
+/** Opts a creating POST into Idempotency-Key (IdempotencyInterceptor); its 409 and 422 add to the handler's @ApiErrors. */
 export function Idempotent() {
   return applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
@@ -21,13 +18,6 @@ export function Idempotent() {
         'the same key with another upload answers the first answer.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]{1,255}$' },
     }),
-    ApiConflictResponse(
-      errorExamples('idempotency_key_in_flight: a request with this key is still at work', [
-        'idempotency_key_in_flight',
-      ]),
-    ),
-    ApiUnprocessableEntityResponse(
-      errorExamples('idempotency_key_reused: the key was used with another request', ['idempotency_key_reused']),
-    ),
+    ApiErrors('idempotency_key_in_flight', 'idempotency_key_reused'),
   );
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 const count = (description: string) =>
   ApiProperty({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 0, description });
@@ -42,12 +43,20 @@ export class ReindexContentDto {
   @IsIn(['failed', 'all'], { message: 'status must be one of: failed, all' })
   readonly status?: 'failed' | 'all';
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only documents of this type' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: DEMO_EXAMPLE.documentTypeId,
+    description: 'Only documents of this type',
+  })
   @IsOptional()
   @IsUuidField()
   readonly documentTypeId?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only documents of this project' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: DEMO_EXAMPLE.projectId,
+    description: 'Only documents of this project',
+  })
   @IsOptional()
   @IsUuidField()
   readonly projectId?: string;

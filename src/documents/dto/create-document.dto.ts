@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
 import { DOCUMENT_LIMITS, DocumentMetadataDto } from './update-document.dto.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 /** Text parts a create form may carry: its six single fields and up to one part per tag. */
 export const DOCUMENT_FORM_FIELDS = 6 + DOCUMENT_LIMITS.tagsMax;
@@ -13,12 +14,17 @@ export const DOCUMENT_FORM_FIELDS = 6 + DOCUMENT_LIMITS.tagsMax;
 export class CreateDocumentDto extends DocumentMetadataDto {
   @ApiProperty({
     format: 'uuid',
+    example: DEMO_EXAMPLE.projectId,
     description: 'Project to create the document in (you must be a contributor or manager).',
   })
   @IsUuidField()
   readonly projectId: string;
 
-  @ApiProperty({ format: 'uuid', description: 'Type of the document (GET /api/document-types).' })
+  @ApiProperty({
+    format: 'uuid',
+    example: DEMO_EXAMPLE.documentTypeId,
+    description: 'Type of the document (GET /api/document-types).',
+  })
   @IsUuidField()
   readonly documentTypeId: string;
 }

@@ -9,6 +9,7 @@ import {
 } from '../../common/validation/text.validators.js';
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
 import type { HoldWithDocuments } from '../legal-holds.repository.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 export const HOLD_DOCUMENT_IDS_MAX = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -36,7 +37,7 @@ export class CreateLegalHoldDto {
     format: 'uuid',
     maxItems: HOLD_DOCUMENT_IDS_MAX,
     uniqueItems: true,
-    example: ['9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f'],
+    example: [DEMO_EXAMPLE.documentId],
     description: 'Documents to hold (live or in the trash; 404 document_not_found for an unknown id).',
   })
   @IsOptional()
@@ -50,7 +51,7 @@ export class CreateLegalHoldDto {
 
   @ApiPropertyOptional({
     format: 'uuid',
-    example: '2c4e6a8b-1d3f-4a5b-9c7d-8e0f1a2b3c4d',
+    example: DEMO_EXAMPLE.projectId,
     description: 'Hold every document of this project, present and future. Give documentIds, projectId or both.',
   })
   @IsOptional()

@@ -19,6 +19,7 @@ import { DOCUMENT_STATUSES, type DocumentStatus } from '../../documents/entities
 import { REVIEW_STATES, type ReviewState } from '../entities/document-review.entity.js';
 import { REVIEW_DECISIONS, type ReviewDecision } from '../entities/review-reviewer.entity.js';
 import type { AssignedReview, ReviewWithPeople } from '../reviews.repository.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 export const REVIEW_TEXT_MAX = 2000;
 export const REVIEWERS_MAX = 20;
@@ -31,7 +32,7 @@ export class RequestReviewDto {
     format: 'uuid',
     minItems: 1,
     maxItems: REVIEWERS_MAX,
-    example: [UUID_EXAMPLE],
+    example: [DEMO_EXAMPLE.userId],
     description: 'Ids of the users asked to review; each must be able to read the document.',
   })
   @IsArray()

@@ -14,6 +14,7 @@ import {
 } from 'class-validator';
 import { MaxBytes, NoControlCharacters, TextLength } from '../../common/validation/text.validators.js';
 import { normaliseUuid } from '../../common/pipes/uuid.pipe.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 export const USER_LIMITS = { usernameMax: 255, emailMax: 320, nameMax: 100, rolesMax: 20, passwordMaxBytes: 1024 };
 
@@ -42,7 +43,7 @@ const ROLE_IDS_DOC: ApiPropertyOptions = {
   format: 'uuid',
   maxItems: USER_LIMITS.rolesMax,
   uniqueItems: true,
-  example: ['6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'],
+  example: [DEMO_EXAMPLE.roleId],
   description: 'The ids of the roles the user holds (GET /api/roles); replaces the whole set. [] for none.',
 };
 

@@ -24,6 +24,7 @@ import {
 import { IsUuidField } from '../../common/validation/uuid.validators.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import type { Webhook } from '../entities/webhook.entity.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 /** The events a hook may hear of: every domain event but the personal ones (a user's own alerts). */
 export const WEBHOOK_EVENT_TYPES = DOMAIN_EVENT_TYPES.filter(
@@ -71,6 +72,7 @@ export class CreateWebhookDto {
 
   @ApiPropertyOptional({
     format: 'uuid',
+    example: DEMO_EXAMPLE.projectId,
     description:
       "A project's hook (hears only of that project; for its managers and holders of projects:manage). " +
       'Left out: a global hook (holders of projects:manage only).',
