@@ -184,6 +184,22 @@ interface DocumentRow {
   sha256: string | null;
   othersTakePart: number | string | null;
   callerTakesPart: number | string;
+  contentStatus: string | null;
+  contentPages: number | null;
+  contentCharacters: number | null;
+  contentExtractedAt: string | null;
+  contentError: string | null;
+}
+
+/** The content state every document answer carries (the service's ContentStateDto): pending without a row. */
+function contentOf(row: DocumentRow) {
+  return {
+    status: row.contentStatus ?? 'pending',
+    pages: row.contentPages,
+    characters: row.contentCharacters,
+    extractedAt: row.contentExtractedAt === null ? null : iso(row.contentExtractedAt),
+    error: row.contentError,
+  };
 }
 
 interface UpdateBody {
@@ -196,18 +212,25 @@ interface UpdateBody {
 const EDITABLE = ['title', 'description', 'tags', 'metadata'] as const;
 
 /**
- * The live document with the caller's project role, whether anyone besides the caller takes part in
- * it (its uploader or a document_participants row: the update event's recipients) and whether the
- * caller already does. Parameters: caller id (4 times), document id.
+ * The live document with the caller's project role, whether anyone besides the caller is to hear of
+ * a change (its uploader, a document_participants row, a watcher of the document or its project: the
+ * update event's recipients) and whether the caller already takes part. Parameters: caller id (6
+ * times), document id.
  */
 const DOCUMENT_FOR_UPDATE_SQL =
   'SELECT pm.role AS callerProjectRole, d.id, d.projectId, d.documentTypeId, d.title, d.description, d.fileName, ' +
   'd.fileSize, d.mimeType, d.currentVersion, d.status, d.tags, d.metadata, d.uploadedBy, d.rowVersion, ' +
   'd.createdAt, d.updatedAt, d.sha256, ' +
-  '(d.uploadedBy <> ? OR EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND p.userId <> ?)) ' +
+  '(d.uploadedBy <> ? OR EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND p.userId <> ?) ' +
+  "OR EXISTS (SELECT 1 FROM document_watches w WHERE w.documentId = d.id AND w.userId <> ? AND w.state = 'watching') " +
+  'OR EXISTS (SELECT 1 FROM project_watches w WHERE w.projectId = d.projectId AND w.userId <> ?)) ' +
   'AS othersTakePart, ' +
-  'EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND p.userId = ?) AS callerTakesPart ' +
+  'EXISTS (SELECT 1 FROM document_participants p WHERE p.documentId = d.id AND p.userId = ?) AS callerTakesPart, ' +
+  'dc.status AS contentStatus, dc.pages AS contentPages, dc.characters AS contentCharacters, ' +
+  'dc.extractedAt AS contentExtractedAt, dc.error AS contentError ' +
   'FROM documents d LEFT JOIN project_members pm ON pm.projectId = d.projectId AND pm.userId = ? ' +
+  // The update keeps the current version, so its content state read here is the one to answer.
+  'LEFT JOIN document_contents dc ON dc.documentId = d.id AND dc.version = d.currentVersion ' +
   'WHERE d.id = ? AND d.deletedAt IS NULL';
 
 const HISTORY_COLUMNS = ['id', 'documentId', 'changedBy', 'changedAt', 'rowVersion', 'changes', 'action'];
@@ -249,7 +272,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
     const documentId = request.params.documentId.toLowerCase();
     const body = request.body ?? {};
     for (let attempt = 1; ; attempt++) {
-      const [row] = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [...Array(4).fill(caller.id), documentId]);
+      const [row] = await db.all<DocumentRow>(DOCUMENT_FOR_UPDATE_SQL, [...Array(6).fill(caller.id), documentId]);
       const role = row?.callerProjectRole ?? null;
       if (!row || (role === null && row.uploadedBy !== caller.id && !holds(caller, 'documents', 'read'))) {
         throw new HttpError(404, 'document_not_found', `No document has the id ${documentId}.`);
@@ -290,7 +313,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
       };
       if (Object.keys(changes).length === 0) {
         void reply.header('etag', `"v${row.rowVersion}"`);
-        return { document: reorder(document) };
+        return { document: { ...reorder(document), content: contentOf(row) } };
       }
       const updatedAt = stored(new Date(Math.max(Date.now(), Date.parse(document.updatedAt) + 1)));
       const rowVersion = row.rowVersion + 1;
@@ -345,7 +368,7 @@ app.put<{ Params: { documentId: string }; Body: UpdateBody }>(
       if (hit) {
         void reply.header('etag', `"v${rowVersion}"`);
         for (const [field, change] of Object.entries(changes)) (document as Record<string, unknown>)[field] = change.to;
-        return { document: reorder({ ...document, updatedAt: iso(updatedAt) }) };
+        return { document: { ...reorder({ ...document, updatedAt: iso(updatedAt) }), content: contentOf(row) } };
       }
       if (attempt >= 5) throw new HttpError(412, 'precondition_failed', 'The document is being changed concurrently.');
     }

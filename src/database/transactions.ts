@@ -77,6 +77,7 @@ export class Transactions {
         : this.dataSource.transaction(inTransaction);
     }
     // TypeORM would nest a concurrent transaction on the one SQLite connection as a savepoint.
+    // BEGIN, not BEGIN IMMEDIATE: TypeORM 1.1 offers no way to say it; a busy writer is retried whole (0001).
     const result = this.sqliteTail.then(() => this.dataSource.transaction(inTransaction));
     this.sqliteTail = result.catch(() => undefined);
     return result;

@@ -80,15 +80,22 @@ describe.each(databasesUnderTest())('NotificationsRepository on %s', (kind) => {
     { status: 'pending', type: 'email', unreadOnly: true },
   ];
 
-  it('pages newest first by OFFSET and after a position, exactly as TypeORM reads the listed columns', async () => {
+  it('pages newest first by OFFSET and after a position with the total, exactly as TypeORM reads the listed columns', async () => {
     for (const filters of FILTERS) {
       const expected = matching(filters);
-      await expect(repository.page(userId, filters, 4, 2)).resolves.toStrictEqual(expected.slice(2, 6));
+      const total = expected.length;
+      await expect(repository.page(userId, filters, 4, 2)).resolves.toStrictEqual({
+        rows: expected.slice(2, 6),
+        total,
+      });
       const position = Math.min(2, expected.length - 1);
       // After a position the ids come off the index first, then their rows (the deep-page path).
-      await expect(repository.page(userId, filters, 3, 0, expected[position])).resolves.toStrictEqual(
-        expected.slice(position + 1, position + 4),
-      );
+      await expect(repository.page(userId, filters, 3, 0, expected[position])).resolves.toStrictEqual({
+        rows: expected.slice(position + 1, position + 4),
+        total,
+      });
+      // Past the end: no rows, the total read alone.
+      await expect(repository.page(userId, filters, 4, total)).resolves.toStrictEqual({ rows: [], total });
     }
   });
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, LessThan, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { DataSource, In, LessThan, type ObjectLiteral, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import { User } from '../users/entities/user.entity.js';
@@ -60,6 +60,12 @@ export const LISTED_COLUMNS = [
 /** A notification as the list reads it. */
 export type ListedNotification = Pick<Notification, (typeof LISTED_COLUMNS)[number]>;
 
+/** One page of the list and the total of the notifications matching its filters. */
+export interface NotificationPageRows {
+  rows: ListedNotification[];
+  total: number;
+}
+
 /** Users per IN list (well under either database's parameter limit). */
 const IN_CHUNK = 500;
 
@@ -85,20 +91,16 @@ export class NotificationsRepository {
 
   /** How many of the user's notifications match the filters: a sum over at most 32 count rows. */
   async count(userId: string, filters: NotificationListFilters): Promise<number> {
-    const query = this.counts
-      .createQueryBuilder('c')
-      .select('COALESCE(SUM(c.total), 0)', 'total')
-      .where('c.userId = :userId', { userId });
-    if (filters.status) query.andWhere('c.status = :status', { status: filters.status });
-    if (filters.type) query.andWhere('c.notificationType = :type', { type: filters.type });
-    if (filters.unreadOnly) query.andWhere('c.isRead = 0');
-    const row = await query.getRawOne<{ total: string | number }>();
+    const row = await this.totalQuery(this.dataSource.createQueryBuilder(), userId, filters).getRawOne<{
+      total: string | number;
+    }>();
     return Number(row?.total ?? 0);
   }
 
   /**
    * Up to `take` of the user's matching notifications, newest first, from `offset` or after a
-   * position. Deep pages and cursor seeks read the ids off the (userId, [filter,] createdAt, id)
+   * position, with the total for the same filters read in the same statement (alone only when the
+   * page is empty). Deep pages and cursor seeks read the ids off the (userId, [filter,] createdAt, id)
    * index first, so skipped entries are index entries, then load only the page's rows.
    */
   async page(
@@ -107,27 +109,50 @@ export class NotificationsRepository {
     take: number,
     offset: number,
     after?: NotificationCursor,
-  ): Promise<ListedNotification[]> {
+  ): Promise<NotificationPageRows> {
+    const withTotal = (query: SelectQueryBuilder<Notification>) =>
+      query.addSelect((sub) => this.totalQuery(sub, userId, filters), 'total');
     if (!after && offset < DEFERRED_JOIN_FROM) {
-      return this.ordered(userId, filters, after)
-        .select(LISTED_COLUMNS.map((column) => `n.${column}`))
+      const { entities, raw } = await withTotal(
+        this.ordered(userId, filters, after).select(LISTED_COLUMNS.map((column) => `n.${column}`)),
+      )
         .skip(offset)
         .take(take)
-        .getMany();
+        .getRawAndEntities<{ total: string | number }>();
+      if (entities.length === 0) return { rows: [], total: await this.count(userId, filters) };
+      return { rows: entities, total: Number(raw[0].total) };
     }
-    const ids = await this.ordered(userId, filters, after)
-      .select(['n.id', 'n.createdAt'])
+    const ids = await withTotal(this.ordered(userId, filters, after).select(['n.id', 'n.createdAt']))
       .offset(offset)
       .limit(take)
-      .getRawMany<{ n_id: string }>();
-    if (ids.length === 0) return [];
+      .getRawMany<{ n_id: string; total: string | number }>();
+    if (ids.length === 0) return { rows: [], total: await this.count(userId, filters) };
     const rows = await this.notifications
       .createQueryBuilder('n')
       .select(LISTED_COLUMNS.map((column) => `n.${column}`))
       .where({ id: In(ids.map((row) => row.n_id)) })
       .getMany();
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((row) => byId.get(row.n_id)).filter((row) => row !== undefined);
+    return {
+      rows: ids.map((row) => byId.get(row.n_id)).filter((row) => row !== undefined),
+      total: Number(ids[0].total),
+    };
+  }
+
+  /** The sum of the user's count rows matching the filters, as a query of its own or a subquery. */
+  private totalQuery<T extends ObjectLiteral>(
+    query: SelectQueryBuilder<T>,
+    userId: string,
+    filters: NotificationListFilters,
+  ): SelectQueryBuilder<T> {
+    query
+      .select('COALESCE(SUM(c.total), 0)', 'total')
+      .from(NotificationCount, 'c')
+      .where('c.userId = :userId', { userId });
+    if (filters.status) query.andWhere('c.status = :status', { status: filters.status });
+    if (filters.type) query.andWhere('c.notificationType = :type', { type: filters.type });
+    if (filters.unreadOnly) query.andWhere('c.isRead = 0');
+    return query;
   }
 
   /** The user's matching notifications in the list order (createdAt, id descending), after a position. */

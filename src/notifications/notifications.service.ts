@@ -65,12 +65,9 @@ export class NotificationsService {
       throw new ApiError('validation_failed', 'Send either page or cursor, not both.');
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const total = await this.notifications.count(userId, query);
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
-    if (offset >= total) return { notifications: [], total, next: null };
-
     // One row more than the page tells whether anything follows, without another query.
-    const rows = await this.notifications.page(userId, query, query.limit + 1, offset, after);
+    const { rows, total } = await this.notifications.page(userId, query, query.limit + 1, offset, after);
     const notifications = rows.slice(0, query.limit);
     const last = notifications.at(-1);
     const next = rows.length > query.limit && last ? { createdAt: last.createdAt, id: last.id } : null;
