@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable } from 'rxjs';
 import { searchWords } from '../documents/documents.service.js';
 import { contentJobSubject } from '../jobs/content-extraction-job.js';
-import { ContentService } from './content.service.js';
-import { ContentStateDto, type DocumentMatchDto, type MatchField } from './dto/content-state.dto.js';
+import type { ContentStateDto, DocumentMatchDto, MatchField } from '../documents/dto/document-content.dto.js';
+import { ContentService, type ContentState } from './content.service.js';
 import { snippet } from './snippets.js';
 
 /** The fields of a document answer this interceptor reads and adds. */
@@ -52,7 +52,7 @@ export class ContentAnswersInterceptor implements NestInterceptor {
     const keys = answers.map((answer) => ({ documentId: answer.id, version: answer.currentVersion }));
     const { states, texts } = await this.content.states(keys, Boolean(words?.length));
     for (const answer of answers) {
-      answer.content = ContentStateDto.from(states.get(contentJobSubject(answer.id, answer.currentVersion))!);
+      answer.content = contentStateDto(states.get(contentJobSubject(answer.id, answer.currentVersion))!);
     }
     if (words?.length) {
       for (const answer of answers) {
@@ -61,6 +61,16 @@ export class ContentAnswersInterceptor implements NestInterceptor {
     }
     return body;
   }
+}
+
+function contentStateDto(state: ContentState): ContentStateDto {
+  return {
+    status: state.status,
+    pages: state.pages,
+    characters: state.characters,
+    extractedAt: state.extractedAt?.toISOString() ?? null,
+    error: state.error,
+  };
 }
 
 /** The document's fields that hold a search word, each with its snippet. */

@@ -7,6 +7,7 @@ import { ContentController } from './content.controller.js';
 import { ContentRepository } from './content.repository.js';
 import { ContentService } from './content.service.js';
 import { ContentWorker } from './content.worker.js';
+import { PreviewFileReferences } from './preview-file-references.js';
 
 /** Text extraction, OCR and content search (README "Content and search"). */
 @Module({
@@ -17,6 +18,7 @@ import { ContentWorker } from './content.worker.js';
     ContentRepository,
     ContentReindex,
     ContentWorker,
+    PreviewFileReferences,
     { provide: APP_INTERCEPTOR, useClass: ContentAnswersInterceptor },
   ],
   exports: [ContentService],

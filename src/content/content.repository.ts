@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import { DataSource, In, type Repository } from 'typeorm';
 import type { Tx } from '../database/transactions.js';
 import { DocumentVersion } from '../documents/entities/document-version.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
@@ -184,5 +184,16 @@ export class ContentRepository {
 
   findPreview(documentId: string, version: number, size: PreviewSize): Promise<DocumentPreview | null> {
     return this.dataSource.getRepository(DocumentPreview).findOneBy({ documentId, version, size });
+  }
+
+  /** Those of `hashes` some preview names (the stored-file collector's question, PreviewFileReferences). */
+  async previewsNaming(hashes: readonly string[], tx: Tx): Promise<string[]> {
+    if (hashes.length === 0) return [];
+    const rows = await tx
+      .createQueryBuilder(DocumentPreview, 'p')
+      .select('DISTINCT p.sha256', 'sha256')
+      .where({ sha256: In([...hashes]) })
+      .getRawMany<{ sha256: string }>();
+    return rows.map((row) => row.sha256);
   }
 }

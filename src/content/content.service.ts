@@ -20,7 +20,7 @@ import { ContentReindex } from './content-reindex.js';
 import { ContentRepository, type ReindexFilter, type VersionKey } from './content.repository.js';
 import { DocumentContent, type ContentStatus } from './entities/document-content.entity.js';
 import { DocumentPreview, type PreviewSize } from './entities/document-preview.entity.js';
-import { extractContent } from './extractors/extract.js';
+import { extractContent, unreadFormat } from './extractors/extract.js';
 import type { ContentLimits, Extraction } from './extractors/extraction.js';
 
 /** A version's extraction as document answers show it. */
@@ -135,6 +135,11 @@ export class ContentService {
         error: 'The version has no stored file.',
         pages: null,
       });
+      return;
+    }
+    const unread = unreadFormat(found.version.mimeType, limits);
+    if (unread) {
+      await this.record(documentId, version, unread);
       return;
     }
     await this.transactions.run((tx) =>

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module.js';
 import { EventsModule } from '../events/events.module.js';
@@ -6,7 +6,7 @@ import { ProjectsModule } from '../projects/projects.module.js';
 import { SchedulingModule } from '../scheduling/scheduling.module.js';
 import { STORAGE_PROVIDERS } from '../storage/storage.providers.js';
 import { FileStore } from '../storage/file-store.js';
-import { STORED_FILE_REFERENCES, StoredFiles } from '../storage/stored-files.js';
+import { StoredFileReferences, StoredFiles } from '../storage/stored-files.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { DocumentCounts } from './document-counts.repository.js';
 import { DocumentFields } from './document-fields.js';
@@ -45,10 +45,8 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentParticipantsRepository,
     TrashPurgeScheduler,
     ...STORAGE_PROVIDERS,
-    // Document versions are what name stored files: the collector asks them before removing one.
-    { provide: STORED_FILE_REFERENCES, useExisting: DocumentsRepository },
   ],
-  // FileStore, StoredFiles: content extraction reads the versions' files and stores their previews.
+  // FileStore, StoredFiles, StoredFileReferences: content reads the versions' files, stores previews.
   exports: [
     DocumentParticipants,
     DocumentTrashService,
@@ -60,6 +58,17 @@ import { TrashPurgeScheduler } from './trash-purge.scheduler.js';
     DocumentFilesService,
     FileStore,
     StoredFiles,
+    StoredFileReferences,
   ],
 })
-export class DocumentsModule {}
+export class DocumentsModule implements OnModuleInit {
+  constructor(
+    private readonly references: StoredFileReferences,
+    private readonly documents: DocumentsRepository,
+  ) {}
+
+  // Document versions name stored files: the collector asks them before removing one.
+  onModuleInit(): void {
+    this.references.register(this.documents);
+  }
+}

@@ -1,4 +1,3 @@
-import { DocumentPreview } from '../content/entities/document-preview.entity.js';
 import { Injectable } from '@nestjs/common';
 import {
   DataSource,
@@ -195,24 +194,27 @@ export class DocumentsRepository {
     };
   }
 
-  /** Those of `hashes` no document version (nor a version's preview, src/content) references. */
+  /** Those of `hashes` no document version references. */
   async unreferencedHashes(
     hashes: readonly string[],
     manager: EntityManager = this.dataSource.manager,
   ): Promise<string[]> {
+    const kept = new Set(await this.referencedAmong(hashes, manager));
+    return hashes.filter((hash) => !kept.has(hash));
+  }
+
+  /** Those of `hashes` some document version references (StoredFileReferenceSource). */
+  async referencedAmong(
+    hashes: readonly string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<string[]> {
     if (hashes.length === 0) return [];
-    const still = await manager
+    const rows = await manager
       .createQueryBuilder(DocumentVersion, 'v')
       .select('DISTINCT v.sha256', 'sha256')
       .where({ sha256: In([...hashes]) })
       .getRawMany<{ sha256: string }>();
-    const previews = await manager
-      .createQueryBuilder(DocumentPreview, 'p')
-      .select('DISTINCT p.sha256', 'sha256')
-      .where({ sha256: In([...hashes]) })
-      .getRawMany<{ sha256: string }>();
-    const kept = new Set([...still, ...previews].map((row) => row.sha256));
-    return hashes.filter((hash) => !kept.has(hash));
+    return rows.map((row) => row.sha256);
   }
 
   /** Every stored file a version names, with its recorded size (StoredFileReferences, storage:verify). */

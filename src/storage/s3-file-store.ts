@@ -36,6 +36,11 @@ export const PRESIGNED_URL_SECONDS = 60;
 /** lib-storage's part size: S3's smallest allowed part, so an upload holds at most a few of them. */
 const PART_BYTES = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
+/**
+ * A file up to this size is kept in memory and PUT once to its content key: no temporary object,
+ * no copy. The bound is what a multipart upload holds anyway (the parts in flight and the one filling).
+ */
+export const SINGLE_PUT_MAX_BYTES = PART_BYTES * (PARTS_IN_FLIGHT + 1);
 const TEMP_PREFIX = 'tmp/';
 
 /** An S3 client for `settings`, with checksums only where S3 requires them (see docs/operations.md). */
@@ -268,9 +273,9 @@ export interface WrittenUpload {
 }
 
 /**
- * An upload into an S3FileStore. A file of at most one part stays in memory until its hash is
- * known and is then PUT once to its content key (no temporary object, no copy); a larger one is
- * streamed to its temporary key as a multipart upload, then copied.
+ * An upload into an S3FileStore. A file of at most SINGLE_PUT_MAX_BYTES stays in memory until its
+ * hash is known and is then PUT once to its content key (no temporary object, no copy); a larger
+ * one is streamed to its temporary key as a multipart upload, then copied.
  */
 class S3PendingWrite extends PendingWrite {
   private body: PassThrough | undefined;
@@ -297,12 +302,12 @@ class S3PendingWrite extends PendingWrite {
     if (stored.status === 'rejected') throw objectStorageFault(stored.reason);
   }
 
-  /** Reads the first part; a stream that ends within it is kept in memory, a longer one uploaded. */
+  /** Reads up to SINGLE_PUT_MAX_BYTES; a stream that ends within them is kept in memory, a longer one uploaded. */
   private async receiveParts(body: PassThrough): Promise<void> {
     const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const first: Buffer[] = [];
     let length = 0;
-    while (length <= PART_BYTES) {
+    while (length <= SINGLE_PUT_MAX_BYTES) {
       const next = await chunks.next();
       if (next.done) {
         this.written.bytes = Buffer.concat(first);
@@ -312,7 +317,8 @@ class S3PendingWrite extends PendingWrite {
       length += next.value.length;
     }
     async function* rest(): AsyncGenerator<Buffer> {
-      yield* first;
+      // Shifted out, so that each chunk is freed once the upload has taken it.
+      for (let chunk = first.shift(); chunk; chunk = first.shift()) yield chunk;
       for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
     }
     const upload = new Upload({

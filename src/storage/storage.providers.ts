@@ -4,7 +4,7 @@ import { FileStore } from './file-store.js';
 import { LocalFileStore } from './local-file-store.js';
 import { PendingFilesRepository } from './pending-files.repository.js';
 import { createS3Client, S3FileStore } from './s3-file-store.js';
-import { StoredFiles } from './stored-files.js';
+import { StoredFileReferences, StoredFiles } from './stored-files.js';
 
 /** The driver STORAGE_DRIVER names: a directory (fs) or an S3-compatible bucket (s3). */
 export function createFileStore(storage: StorageConfig): FileStore {
@@ -17,10 +17,11 @@ export function createFileStore(storage: StorageConfig): FileStore {
 
 /**
  * The configured store (its onModuleInit removes what a crash left among the temporary files)
- * and its collector. The feature whose rows name files also provides STORED_FILE_REFERENCES.
+ * and its collector, which asks every StoredFileReferenceSource registered with StoredFileReferences.
  */
 export const STORAGE_PROVIDERS: Provider[] = [
   { provide: FileStore, inject: [storageConfig.KEY], useFactory: createFileStore },
   PendingFilesRepository,
   StoredFiles,
+  StoredFileReferences,
 ];

@@ -8,15 +8,49 @@ import { PendingFile } from './entities/pending-file.entity.js';
 import { FileStore } from './file-store.js';
 import { PendingFilesRepository } from './pending-files.repository.js';
 
-/** Injection token of what tells the collector which stored files committed rows name. */
-export const STORED_FILE_REFERENCES = Symbol('STORED_FILE_REFERENCES');
+/** What a feature whose committed rows name stored files tells the collector (documents: versions). */
+export interface StoredFileReferenceSource {
+  /** Those of `hashes` a committed row of this feature names, read in `tx`. */
+  referencedAmong(hashes: readonly string[], tx: Tx): Promise<string[]>;
+  /** Every stored file a row names, with the size the row records (storage:verify). */
+  referencedFiles?(): Promise<{ sha256: string; size: number }[]>;
+}
 
-/** Provided by the feature whose rows name stored files (documents: their versions). */
-export interface StoredFileReferences {
-  /** Those of `hashes` that no committed row names, read in `tx`. */
-  unreferencedHashes(hashes: readonly string[], tx: Tx): Promise<string[]>;
-  /** Every stored file a committed row names, with the size the row records. */
-  referencedFiles(): Promise<{ sha256: string; size: number }[]>;
+/**
+ * Where features register their StoredFileReferenceSource (in their onModuleInit), so storage
+ * never imports them. A file is unreferenced only when every registered source says so.
+ */
+@Injectable()
+export class StoredFileReferences {
+  private readonly sources: StoredFileReferenceSource[] = [];
+
+  register(source: StoredFileReferenceSource): void {
+    this.sources.push(source);
+  }
+
+  /** Those of `hashes` that no source names, read in `tx`. */
+  async unreferencedHashes(hashes: readonly string[], tx: Tx): Promise<string[]> {
+    // No source registered would make every file look unreferenced: refuse rather than delete.
+    if (this.sources.length === 0) throw new Error('No stored-file reference source is registered.');
+    let left = [...hashes];
+    for (const source of this.sources) {
+      if (left.length === 0) break;
+      const named = new Set(await source.referencedAmong(left, tx));
+      left = left.filter((hash) => !named.has(hash));
+    }
+    return left;
+  }
+
+  /** Every stored file some source names with a recorded size (the first source's, if several do). */
+  async referencedFiles(): Promise<{ sha256: string; size: number }[]> {
+    const files = new Map<string, number>();
+    for (const source of this.sources) {
+      for (const { sha256, size } of (await source.referencedFiles?.()) ?? []) {
+        if (!files.has(sha256)) files.set(sha256, size);
+      }
+    }
+    return [...files].map(([sha256, size]) => ({ sha256, size }));
+  }
 }
 
 /** A referenced file that is not as its rows record it (storage:verify). */
@@ -48,7 +82,7 @@ export class StoredFiles {
     private readonly store: FileStore,
     private readonly pending: PendingFilesRepository,
     private readonly transactions: Transactions,
-    @Inject(STORED_FILE_REFERENCES) private readonly references: StoredFileReferences,
+    private readonly references: StoredFileReferences,
     @Inject(httpConfig.KEY) private readonly http: ConfigType<typeof httpConfig>,
   ) {}
 

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileStore, TEMPORARY_FILE_MAX_AGE_MS } from '../../src/storage/file-store.js';
-import { S3FileStore } from '../../src/storage/s3-file-store.js';
+import { S3FileStore, SINGLE_PUT_MAX_BYTES } from '../../src/storage/s3-file-store.js';
 import { storageSetupsUnderTest } from '../support/object-storage.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart, type Part } from '../support/uploads.js';
@@ -34,7 +34,7 @@ describe.each(s3Setups)('the S3 driver on $kind', ({ kind }) => {
   const store = () => t.app.get<FileStore, S3FileStore>(FileStore);
 
   beforeAll(async () => {
-    t = await createTestApp(kind, { STORAGE_DRIVER: 's3', UPLOAD_MAX_BYTES: String(12 * MIB) });
+    t = await createTestApp(kind, { STORAGE_DRIVER: 's3', UPLOAD_MAX_BYTES: String(20 * MIB) });
     token = await t.login('admin');
   });
 
@@ -47,12 +47,13 @@ describe.each(s3Setups)('the S3 driver on $kind', ({ kind }) => {
   });
 
   it('stores a file of several parts (multipart upload), and serves it whole, by range and as 304', async () => {
-    const bytes = randomBytes(11 * MIB + 123);
+    // Above SINGLE_PUT_MAX_BYTES (15 MiB), so it streams as parts to a temporary key and is copied.
+    const bytes = randomBytes(SINGLE_PUT_MAX_BYTES + 2 * MIB + 123);
     const created = await upload(bytes);
     expect(created.status).toBe(201);
     const id = created.body.document.id as string;
     expect(created.body.document.sha256).toBe(sha256(bytes));
-    // Buffer.equals: toEqual walks 11 MiB byte by byte (and diffs them on a mismatch).
+    // Buffer.equals: toEqual walks 17 MiB byte by byte (and diffs them on a mismatch).
     expect((await t.stored.read(sha256(bytes)))?.equals(bytes)).toBe(true);
     expect(await t.stored.temporary()).toEqual([]);
 
@@ -69,7 +70,7 @@ describe.each(s3Setups)('the S3 driver on $kind', ({ kind }) => {
 
   it('refuses a file over the limit after parts were sent (413), leaving no object and no multipart upload', async () => {
     const files = await t.stored.files();
-    const response = await upload(randomBytes(12 * MIB + 1), 'too-large.bin');
+    const response = await upload(randomBytes(20 * MIB + 1), 'too-large.bin');
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ error: 'payload_too_large' });
     expect(await t.stored.files()).toEqual(files);

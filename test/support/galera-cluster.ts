@@ -32,6 +32,11 @@ export class GaleraCluster {
 
   constructor(readonly size = 3) {}
 
+  /** Process ids of the running nodes (the scale bench counts their CPU). */
+  pids(): number[] {
+    return this.children.flatMap((child) => (child?.pid && child.exitCode === null ? [child.pid] : []));
+  }
+
   sqlPort(node: number): number {
     return this.ports[node].sql;
   }

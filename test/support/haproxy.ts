@@ -17,6 +17,11 @@ export class HaproxyProcess {
   httpPort = 0;
   galeraPort = 0;
 
+  /** The running proxy's process id (the scale bench counts its CPU). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.httpPort}`;
   }

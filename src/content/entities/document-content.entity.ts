@@ -1,8 +1,8 @@
 import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import type { ContentStatus } from '../../documents/dto/document-content.dto.js';
 import { Document } from '../../documents/entities/document.entity.js';
 
-export const CONTENT_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'unsupported', 'too_large'] as const;
-export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+export type { ContentStatus };
 
 /**
  * What was read from one version of a document: the extraction's status, its page and character

@@ -29,6 +29,12 @@ export function isSupported(mimeType: string, ocrEnabled: boolean): boolean {
   );
 }
 
+/** The extraction of a format nothing is read from (neither text nor preview), so its file is never opened. */
+export function unreadFormat(mimeType: string, limits: Pick<ContentLimits, 'ocr'>): Extraction | undefined {
+  if (isSupported(mimeType, limits.ocr.enabled) || hasPreview(mimeType)) return undefined;
+  return { status: 'unsupported', error: `No text is read from ${mimeType} files.`, pages: null };
+}
+
 /** A stored version to read: its media type, size and a way to stream its bytes. */
 export interface ExtractionSource {
   mimeType: string;
@@ -48,9 +54,8 @@ export async function extractContent(
   const { mimeType } = source;
   const deadline = performance.now() + limits.timeoutMs;
   const previewable = hasPreview(mimeType);
-  if (!isSupported(mimeType, limits.ocr.enabled) && !previewable) {
-    return { status: 'unsupported', error: `No text is read from ${mimeType} files.`, pages: null };
-  }
+  const unread = unreadFormat(mimeType, limits);
+  if (unread) return unread;
   return inTemporaryDirectory(async (directory) => {
     const path = join(directory, 'file');
     await pipeline(source.stream(), createWriteStream(path, { mode: 0o600 }));

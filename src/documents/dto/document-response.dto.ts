@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ContentStateDto, DocumentMatchDto } from '../../content/dto/content-state.dto.js';
+import { ContentStateDto, DocumentMatchDto } from './document-content.dto.js';
 import { DOCUMENT_LIMITS, FIELD_VALUES_MAX } from './update-document.dto.js';
 import { DOCUMENT_STATUSES, type Document } from '../entities/document.entity.js';
 

@@ -1,8 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CONTENT_STATUSES, type ContentStatus } from '../entities/document-content.entity.js';
-import type { ContentState } from '../content.service.js';
 
-/** What was read from a document's current version (README "Content and search"). */
+export const CONTENT_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'unsupported', 'too_large'] as const;
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+/**
+ * What was read from a document's current version (README "Content and search"). Part of the
+ * document answer's shape, so declared here; the content feature fills it in
+ * (ContentAnswersInterceptor).
+ */
 export class ContentStateDto {
   @ApiProperty({
     enum: CONTENT_STATUSES,
@@ -45,16 +50,6 @@ export class ContentStateDto {
     description: 'Why the file was not read (failed, unsupported, too_large); null otherwise.',
   })
   error: string | null;
-
-  static from(state: ContentState): ContentStateDto {
-    return {
-      status: state.status,
-      pages: state.pages,
-      characters: state.characters,
-      extractedAt: state.extractedAt?.toISOString() ?? null,
-      error: state.error,
-    };
-  }
 }
 
 export const MATCH_FIELDS = ['title', 'description', 'tags', 'fileName', 'content'] as const;
