@@ -17,9 +17,10 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
+import { ContentStateDto } from '../content/dto/content-state.dto.js';
 import { ApiCommonErrors } from '../common/errors/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/errors/error-response.dto.js';
-import { UsesPolicy } from '../common/http/route-access.js';
+import { UsesPolicy, WithMemberships } from '../common/http/route-access.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { encodeDocumentCursor } from './document-cursor.js';
@@ -42,6 +43,7 @@ export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Get()
+  @WithMemberships()
   @ApiOperation({
     summary: 'List and search the documents the caller may read',
     description:
@@ -62,9 +64,12 @@ export class DocumentsController {
     @Query() query: ListDocumentsQueryDto,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentListResponseDto> {
-    const { documents, total, totalIsExact, next } = await this.documents.list(query, user);
+    const { documents, contents, total, totalIsExact, next } = await this.documents.list(query, user);
     return {
-      documents: documents.map((document) => DocumentDto.from(document)),
+      documents: documents.map((document, index) => ({
+        ...DocumentDto.from(document),
+        content: ContentStateDto.fromListed(contents[index]),
+      })),
       pagination: Object.assign(
         PaginationDto.of(
           query.cursor === undefined ? (query.page ?? 1) : null,

@@ -9,6 +9,7 @@ import {
   sortColumn,
   type DocumentListFilters,
   type DocumentVisibility,
+  type ListedContent,
   type KeysetSort,
 } from './document-search.repository.js';
 import { DocumentWrites } from './document-writes.js';
@@ -57,6 +58,8 @@ export function searchWords(q: string): string[] {
 
 export interface DocumentPage {
   documents: Document[];
+  /** Each document's current-version content state, read with the page (null: none recorded, pending). */
+  contents: ListedContent[];
   total: number;
   /** False when total is a lower bound (a tags or updated-range filter matched more than COUNT_CAP). */
   totalIsExact: boolean;
@@ -111,7 +114,11 @@ export class DocumentsService {
     };
     const visibility: DocumentVisibility = hasPermission(user, 'documents', 'read')
       ? { all: true }
-      : { all: false, userId: user.id, ...(await this.search.scope(user.id)) };
+      : {
+          all: false,
+          userId: user.id,
+          projectIds: [...(user.projectIds ?? (await this.search.memberProjects(user.id)))].sort(),
+        };
 
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     const position = after && {
@@ -121,6 +128,7 @@ export class DocumentsService {
     // One row more than the page tells whether anything follows.
     const {
       documents: rows,
+      contents,
       total,
       totalIsExact,
     } = await this.search.page(visibility, filters, sort, query.limit + 1, offset, position);
@@ -131,7 +139,7 @@ export class DocumentsService {
       const column = sortColumn(sort);
       next = { sort, value: column === 'title' ? last.title : last[column as 'updatedAt'].getTime(), id: last.id };
     }
-    return { documents, total, totalIsExact, next };
+    return { documents, contents: contents.slice(0, query.limit), total, totalIsExact, next };
   }
 
   /** The document, for a reader (else 404). */

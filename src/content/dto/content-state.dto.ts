@@ -46,6 +46,13 @@ export class ContentStateDto {
   })
   error: string | null;
 
+  /** A state the document list read with its page (null: no row, pending). */
+  static fromListed(state: ContentState | null): ContentStateDto {
+    return ContentStateDto.from(
+      state ?? { status: 'pending', pages: null, characters: null, extractedAt: null, error: null },
+    );
+  }
+
   static from(state: ContentState): ContentStateDto {
     return {
       status: state.status,
