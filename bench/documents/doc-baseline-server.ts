@@ -187,9 +187,9 @@ async function listPage(
       sums.push(sum(`uploadedBy = ?${outside}`, [caller.id, ...members]));
       if (projects.length <= MERGE_UP_TO) {
         for (const id of projects) parts.push([range('d.projectId = ?'), [id]]);
-        const join = kind === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
+        const countsFirst = kind === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
         parts.push([
-          `SELECT d.${column} AS v, d.id FROM document_counts c ${join} documents d WHERE c.uploadedBy = ? AND c.status = '' ` +
+          `SELECT d.${column} AS v, d.id FROM document_counts c ${countsFirst} documents d WHERE c.uploadedBy = ? AND c.status = '' ` +
             `AND c.documentTypeId = '' AND c.total > 0${outside.replace('projectId', 'c.projectId')} ` +
             `AND d.projectId = c.projectId AND d.uploadedBy = c.uploadedBy AND d.deletedAt IS NULL ORDER BY d.${column} ${direction}, d.id ${direction}`,
           [caller.id, ...members],

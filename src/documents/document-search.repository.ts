@@ -288,6 +288,13 @@ const EVERYTHING_INDEX: Record<string, string> = {
   title: 'IDX_documents_deleted_title',
 };
 
+/** The per-project indexes, by sort column. */
+const PROJECT_INDEX: Record<string, string> = {
+  updatedAt: 'IDX_documents_project_list',
+  createdAt: 'IDX_documents_project_created',
+  title: 'IDX_documents_project_title',
+};
+
 /** The order of a page's keys (v: the sort value or the relevance, id) in `alias` ('': a union's own columns). */
 function keyOrder(dialect: SqlDialect, alias: string, sort: DocumentSort): string {
   const of = alias ? `${alias}.` : '';
@@ -338,6 +345,10 @@ function pageKeys(
       const byFilter = filters.projectId ?? filters.uploadedBy ?? filters.documentTypeId;
       if (dialect === 'mysql' && single && byFilter === undefined && (visibility.all || !perProject)) {
         built.from = `documents d FORCE INDEX (${EVERYTHING_INDEX[sortColumn(sort)]})`;
+      }
+      // Uploads outside the member projects: by project, never the uploader's whole range (they may have many uploads inside).
+      if (dialect === 'mysql' && part[2]) {
+        built.from = `document_counts c STRAIGHT_JOIN documents d FORCE INDEX (${PROJECT_INDEX[sortColumn(sort)]})`;
       }
     }
     const select = `SELECT ${value} AS v, d.id AS id FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order}`;

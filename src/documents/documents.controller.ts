@@ -66,10 +66,9 @@ export class DocumentsController {
   ): Promise<DocumentListResponseDto> {
     const { documents, contents, total, totalIsExact, next } = await this.documents.list(query, user);
     return {
-      documents: documents.map((document, index) => ({
-        ...DocumentDto.from(document),
-        content: ContentStateDto.fromListed(contents[index]),
-      })),
+      documents: documents.map((document, index) =>
+        Object.assign(DocumentDto.from(document), { content: ContentStateDto.fromListed(contents[index]) }),
+      ),
       pagination: Object.assign(
         PaginationDto.of(
           query.cursor === undefined ? (query.page ?? 1) : null,
