@@ -53,7 +53,30 @@ const COLUMNS = [
 ] as const;
 const columnsOf = (alias: string) => COLUMNS.map((column) => `${alias}.${column}`).join(', ');
 
-type DocumentRow = Record<(typeof COLUMNS)[number], unknown> & { callerProjectRole?: string | null; total?: unknown };
+type DocumentRow = Record<(typeof COLUMNS)[number], unknown> & {
+  callerProjectRole?: string | null;
+  total?: unknown;
+  contentStatus?: string | null;
+  contentPages?: unknown;
+  contentCharacters?: unknown;
+  contentExtractedAt?: string | null;
+  contentError?: string | null;
+};
+
+/** The current version's extraction state (document_contents; no row: pending), as the list answers it. */
+const CONTENT_COLUMNS =
+  'dc.status AS contentStatus, dc.pages AS contentPages, dc.characters AS contentCharacters, ' +
+  'dc.extractedAt AS contentExtractedAt, dc.error AS contentError';
+
+function contentJson(row: DocumentRow) {
+  return {
+    status: row.contentStatus ?? 'pending',
+    pages: row.contentPages == null ? null : Number(row.contentPages),
+    characters: row.contentCharacters == null ? null : Number(row.contentCharacters),
+    extractedAt: row.contentExtractedAt ? iso(row.contentExtractedAt) : null,
+    error: row.contentError ?? null,
+  };
+}
 
 /** The API's document, field for field. */
 function documentJson(row: DocumentRow) {
@@ -111,20 +134,6 @@ function orderBy(alias: string, sort: Sort): string {
   return `${alias}.${sort.replace('-', '')} ${direction}, ${alias}.id ${direction}`;
 }
 
-/** The caller's member projects and the projects outside them holding their live uploads (document_counts). */
-async function scopeOf(caller: Caller): Promise<{ projectIds: string[]; elsewhere: string[] }> {
-  const rows = await db.all<{ projectId: string; member: unknown }>(
-    'SELECT projectId, 1 AS member FROM project_members WHERE userId = ? UNION ALL ' +
-      "SELECT c.projectId, 0 FROM document_counts c WHERE c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0 AND NOT EXISTS " +
-      '(SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = c.projectId)',
-    [caller.id, caller.id, caller.id],
-  );
-  return {
-    projectIds: rows.filter((row) => Number(row.member) === 1).map((row) => row.projectId),
-    elsewhere: rows.filter((row) => Number(row.member) === 0).map((row) => row.projectId),
-  };
-}
-
 /** Up to this many member projects one index range per project, merged; beyond, one range with a membership check. */
 const MERGE_UP_TO = 50;
 const EVERYTHING_INDEX = {
@@ -162,26 +171,33 @@ async function listPage(
     parts.push(projectId ? [range('d.projectId = ?'), [projectId]] : [range('1 = 1', hint), []]);
     sums.push(projectId ? sum("projectId = ? AND uploadedBy = ''", [projectId]) : sum("uploadedBy = ''", []));
   } else {
-    const scope = await scopeOf(caller);
-    const projects = scope.projectIds.filter((id) => !projectId || id === projectId);
-    const elsewhere = scope.elsewhere.filter((id) => !projectId || id === projectId);
-    if (projects.length) sums.push(sum(`projectId IN (${marks(projects)}) AND uploadedBy = ''`, projects));
-    if (elsewhere.length)
-      sums.push(sum(`projectId IN (${marks(elsewhere)}) AND uploadedBy = ?`, [...elsewhere, caller.id]));
-    const own: [string, unknown[]] = [
-      `d.uploadedBy = ? AND d.projectId IN (${marks(elsewhere)})`,
-      [caller.id, ...elsewhere],
-    ];
-    if (projects.length <= MERGE_UP_TO) {
-      for (const id of projects) parts.push([range('d.projectId = ?'), [id]]);
-      if (elsewhere.length) parts.push([range(own[0]), own[1]]);
-    } else {
-      const member = 'EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = d.projectId)';
+    // The member projects came with the token check; own uploads outside them are found from document_counts.
+    const members = caller.projectIds ?? [];
+    const projects = members.filter((id) => !projectId || id === projectId);
+    const outside = members.length ? ` AND projectId NOT IN (${marks(members)})` : '';
+    if (projectId) {
       parts.push(
-        elsewhere.length
-          ? [range(`(${member} OR (${own[0]}))`, hint), [caller.id, ...own[1]]]
-          : [range(member, hint), [caller.id]],
+        projects.length
+          ? [range('d.projectId = ?'), [projectId]]
+          : [range('d.projectId = ? AND d.uploadedBy = ?'), [projectId, caller.id]],
       );
+      sums.push(sum(`projectId = ? AND uploadedBy = ?`, [projectId, projects.length ? '' : caller.id]));
+    } else {
+      if (projects.length) sums.push(sum(`projectId IN (${marks(projects)}) AND uploadedBy = ''`, projects));
+      sums.push(sum(`uploadedBy = ?${outside}`, [caller.id, ...members]));
+      if (projects.length <= MERGE_UP_TO) {
+        for (const id of projects) parts.push([range('d.projectId = ?'), [id]]);
+        const countsFirst = kind === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
+        parts.push([
+          `SELECT d.${column} AS v, d.id FROM document_counts c ${countsFirst} documents d WHERE c.uploadedBy = ? AND c.status = '' ` +
+            `AND c.documentTypeId = '' AND c.total > 0${outside.replace('projectId', 'c.projectId')} ` +
+            `AND d.projectId = c.projectId AND d.uploadedBy = c.uploadedBy AND d.deletedAt IS NULL ORDER BY d.${column} ${direction}, d.id ${direction}`,
+          [caller.id, ...members],
+        ]);
+      } else {
+        const member = 'EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = d.projectId)';
+        parts.push([range(`(${member} OR d.uploadedBy = ?)`, hint), [caller.id, caller.id]]);
+      }
     }
   }
   if (parts.length === 0) return { rows: [], total: 0 };
@@ -200,8 +216,9 @@ async function listPage(
           ] as const);
   const total = sums.length ? sums.map(([sql]) => sql).join(' + ') : '0';
   const rows = await db.all<DocumentRow>(
-    `SELECT ${kind === 'mysql' ? 'STRAIGHT_JOIN ' : ''}${columnsOf('d')}, ${total} AS total FROM (${keys[0]}) p ` +
-      `JOIN documents d ON d.id = p.id ORDER BY ${keyOrder('p')}`,
+    `SELECT ${kind === 'mysql' ? 'STRAIGHT_JOIN ' : ''}${columnsOf('d')}, ${CONTENT_COLUMNS}, ${total} AS total FROM (${keys[0]}) p ` +
+      `JOIN documents d ON d.id = p.id LEFT JOIN document_contents dc ON dc.documentId = d.id AND dc.version = d.currentVersion ` +
+      `ORDER BY ${keyOrder('p')}`,
     [...sums.flatMap(([, params]) => params), ...keys[1]],
   );
   if (rows.length || offset === 0) return { rows, total: rows.length ? Number(rows[0].total) : 0 };
@@ -301,7 +318,7 @@ app.get<{ Querystring: ListQuery }>(
     },
   },
   async (request) => {
-    const caller = await authenticate(request);
+    const caller = await authenticate(request, true);
     const { q, page, limit } = request.query;
     const words = q === undefined ? undefined : searchWords(q);
     const sort = request.query.sort ?? (words ? 'relevance' : '-updatedAt');
@@ -314,13 +331,7 @@ app.get<{ Querystring: ListQuery }>(
         ? await searchPage(
             caller,
             everything,
-            everything
-              ? []
-              : (
-                  await db.all<{ projectId: string }>('SELECT projectId FROM project_members WHERE userId = ?', [
-                    caller.id,
-                  ])
-                ).map((row) => row.projectId),
+            everything ? [] : (caller.projectIds ?? []),
             words ?? [],
             projectId,
             sort,
@@ -337,7 +348,9 @@ app.get<{ Querystring: ListQuery }>(
       totalIsExact: true,
     };
     if (rows.length === 0) return { documents: [], pagination };
-    const documents = rows.slice(0, limit).map(documentJson);
+    const documents = rows
+      .slice(0, limit)
+      .map((row) => ('contentStatus' in row ? { ...documentJson(row), content: contentJson(row) } : documentJson(row)));
     const last = documents.at(-1);
     if (sort !== 'relevance' && rows.length > limit && last) {
       const column = sort.replace('-', '') as 'updatedAt' | 'createdAt' | 'title';

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { BenchConfig } from '../config.js';
 import { adminConnection, dropMysql, mysqlTableSizes, mysqlUrl, type LoadTimes } from '../load-mysql.js';
 import { removeSqlite } from '../load-sqlite.js';
+import { openSqlite } from '../sqlite.js';
+import { existsSync } from 'node:fs';
 import { runScenario, signToken, type Scenario, type ScenarioResult } from '../scenarios.js';
 import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
 import { cpuSeconds, fmt, freePort, httpJson, log, median, procStatusKb, resetPeakRss, rssSampler } from '../util.js';
@@ -137,25 +139,29 @@ async function startDocPair(ctx: DocumentPhaseContext, databaseUrl: string): Pro
   try {
     // The A/B build (BENCH_SERVICE_B_MAIN) takes part in the read scenarios.
     if (ctx.serviceBMain) serviceB = await startService('serviceB', ctx.serviceBMain);
+    // BENCH_DOC_BASELINE_SERVICE_MAIN: another build of the service stands in for the baseline (e.g. one without count upkeep, for the write cost).
+    const standIn = process.env.BENCH_DOC_BASELINE_SERVICE_MAIN;
     const baselinePort = await freePort();
-    const baseline = await startServer({
-      name: 'baseline',
-      script: join(ctx.root, 'dist/bench/documents/doc-baseline-server.js'),
-      cwd: ctx.root,
-      port: baselinePort,
-      env: {
-        NODE_ENV: 'production',
-        BASELINE_DB: ctx.kind,
-        JWT_SECRET: ctx.config.jwtSecret,
-        DATABASE_URL: databaseUrl,
-        // The same store: the baseline streams the very files the service stored.
-        STORAGE_DIR: doc.storageDir,
-        PORT: String(baselinePort),
-        HOST: '127.0.0.1',
-      },
-      probePath: ctx.probe,
-      nodeFlags: ctx.nodeFlags,
-    });
+    const baseline = standIn
+      ? await startService('baseline', standIn)
+      : await startServer({
+          name: 'baseline',
+          script: join(ctx.root, 'dist/bench/documents/doc-baseline-server.js'),
+          cwd: ctx.root,
+          port: baselinePort,
+          env: {
+            NODE_ENV: 'production',
+            BASELINE_DB: ctx.kind,
+            JWT_SECRET: ctx.config.jwtSecret,
+            DATABASE_URL: databaseUrl,
+            // The same store: the baseline streams the very files the service stored.
+            STORAGE_DIR: doc.storageDir,
+            PORT: String(baselinePort),
+            HOST: '127.0.0.1',
+          },
+          probePath: ctx.probe,
+          nodeFlags: ctx.nodeFlags,
+        });
     log(
       `[${ctx.kind} documents] service pid ${service.pid} (idle RSS ${fmt(rssMb(service.pid), 0)} MB), baseline pid ${baseline.pid} (${fmt(rssMb(baseline.pid), 0)} MB)`,
     );
@@ -394,6 +400,30 @@ async function uploadOnce(
   return { measurement, document: documents.find((d) => d.title === tag) };
 }
 
+/** BENCH_REUSE=1: documents already loaded (a BENCH_KEEP=1 run of the same size) are used as they are. */
+async function loadedDocuments(kind: 'mysql' | 'sqlite', config: BenchConfig): Promise<number> {
+  if (kind === 'sqlite') {
+    if (!existsSync(config.sqlitePath)) return 0;
+    const db = openSqlite(config.sqlitePath, { readonly: true });
+    try {
+      return Number((db.prepare('SELECT COUNT(*) AS n FROM documents').get() as { n: number }).n);
+    } catch {
+      return 0;
+    } finally {
+      db.close();
+    }
+  }
+  const admin = await adminConnection(config);
+  try {
+    const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${config.mysqlDatabase}\`.documents`);
+    return Number((rows as { n: number | string }[])[0].n);
+  } catch {
+    return 0;
+  } finally {
+    await admin.end();
+  }
+}
+
 async function bufferPoolMb(config: BenchConfig): Promise<number> {
   const admin = await adminConnection(config);
   try {
@@ -457,11 +487,17 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
   try {
     if (kind === 'mysql') results.bufferPoolMb = await bufferPoolMb(config);
     const stage1 = documentsInStage(plan, 1);
-    log(
-      `[${kind} documents] loading ${doc.users + 1} users, ${doc.projects} projects, ${stage1} + ${doc.rows - stage1} documents (search triggers on)`,
-    );
+    // The bench's own uploads add rows to kept data: at least the planned size counts as reusable.
+    const reuse = config.reuse && (await loadedDocuments(kind, config)) >= doc.rows;
+    if (reuse) log(`[${kind} documents] reusing the loaded documents (BENCH_REUSE=1)`);
+    else
+      log(
+        `[${kind} documents] loading ${doc.users + 1} users, ${doc.projects} projects, ${stage1} + ${doc.rows - stage1} documents (search triggers on)`,
+      );
     let t0 = performance.now();
-    if (kind === 'mysql') {
+    if (reuse) {
+      // nothing to load
+    } else if (kind === 'mysql') {
       await loadMysqlDocBase(config, plan);
       await loadMysqlDocuments(config, plan, 1, results.load);
     } else {
@@ -473,7 +509,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     const scenarios = readScenarios(phaseCtx, plan, tokens);
     const growthNames = ['doc-list-typical', 'doc-list-project'].filter((name) => wanted(config, name));
     const stage1Results = new Map<string, ScenarioResult>();
-    if (ctx.config.growth && growthNames.length && stage1 < doc.rows) {
+    if (!reuse && ctx.config.growth && growthNames.length && stage1 < doc.rows) {
       const pair = await startDocPair(phaseCtx, databaseUrl);
       try {
         for (const name of growthNames) {
@@ -495,7 +531,9 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
       }
     }
     t0 = performance.now();
-    if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load);
+    if (reuse) {
+      // loaded by an earlier run
+    } else if (kind === 'mysql') await loadMysqlDocuments(config, plan, 2, results.load);
     else loadSqliteDocs(config, plan, 2, results.load);
     results.loadSeconds += (performance.now() - t0) / 1000;
     log(`[${kind} documents] data loaded in ${results.loadSeconds.toFixed(0)} s`);

@@ -37,6 +37,9 @@ export interface ListPlanResult {
   costs: StatementCost[];
 }
 
+/** Tables only background work reads while a list request runs (the proxy sees every server's statements). */
+const BACKGROUND = /\b(outbox_events|jobs|job_leases|webhook_deliveries|pending_files|saved_search_matches)\b/;
+
 async function counters(connection: Connection): Promise<Counters> {
   const [rows] = (await connection.query(
     `SHOW SESSION STATUS WHERE Variable_name IN (${COUNTERS.map((name) => `'${name}'`).join(', ')})`,
@@ -94,7 +97,10 @@ export async function measureListPlans(
           await sleep(5);
           const all = proxy.statements();
           const delivery = QueryProxy.isDeliveryWork(all);
-          const captured = all.filter((command, index) => !delivery[index] && command.command !== 'PING');
+          // The servers' pollers (outbox, job queue and leases, webhook deliveries) are not the request's.
+          const captured = all.filter(
+            (command, index) => !delivery[index] && command.command !== 'PING' && !BACKGROUND.test(command.sql ?? ''),
+          );
           result.statements.push(captured.length);
           sqls = captured.map((command) => command.sql ?? command.command);
         }

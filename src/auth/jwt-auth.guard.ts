@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Permission } from '../common/authz/permission-catalogue.js';
 import { ApiError } from '../common/errors/error-codes.js';
-import { ROUTE_ACCESS, type RouteAccess } from '../common/http/route-access.js';
+import { ROUTE_ACCESS, ROUTE_MEMBERSHIPS, type RouteAccess } from '../common/http/route-access.js';
 import { UsersService } from '../users/users.service.js';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { sessionUser, type TokenSession, type VerifiedToken } from './token-session.js';
@@ -22,7 +22,7 @@ interface AuthRequest {
 export class JwtAuthGuard extends AuthGuard('jwt') {
   private readonly logger = new Logger('Authorization');
   /** Route metadata is fixed once the app is built: read it once per handler, not on every request. */
-  private readonly rules = new WeakMap<object, RouteAccess | null>();
+  private readonly rules = new WeakMap<object, { access: RouteAccess | null; memberships: boolean }>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -32,7 +32,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = this.accessOf(context);
+    const { access, memberships } = this.ruleOf(context);
     if (!access) {
       this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no access rule`);
       throw new ApiError('forbidden', 'This operation is not available.');
@@ -40,7 +40,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     if (access.kind === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthRequest>();
     const session = await this.verifiedSession(context, request);
-    const user = await this.authenticate(session);
+    const user = sessionUser(session, await this.users.findAuthContext(session.userId, { memberships }));
     request.user = user;
     if (access.kind === 'permission') {
       if (!holds(user, access.permission)) {
@@ -59,10 +59,6 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     return verified.session;
   }
 
-  private async authenticate(session: TokenSession): Promise<AuthenticatedUser> {
-    return sessionUser(session, await this.users.findAuthContext(session.userId));
-  }
-
   override handleRequest<TUser>(error: unknown, user: TUser, info: unknown): TUser {
     // Auth failures arrive as ApiError; anything else (the database being down) keeps its own meaning.
     if (error) throw error;
@@ -70,15 +66,18 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     return user;
   }
 
-  private accessOf(context: ExecutionContext): RouteAccess | null {
+  private ruleOf(context: ExecutionContext): { access: RouteAccess | null; memberships: boolean } {
     const handler = context.getHandler();
-    let access = this.rules.get(handler);
-    if (access === undefined) {
-      access =
-        this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [handler, context.getClass()]) ?? null;
-      this.rules.set(handler, access);
+    let rule = this.rules.get(handler);
+    if (rule === undefined) {
+      const targets = [handler, context.getClass()];
+      rule = {
+        access: this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, targets) ?? null,
+        memberships: this.reflector.getAllAndOverride<boolean | undefined>(ROUTE_MEMBERSHIPS, targets) ?? false,
+      };
+      this.rules.set(handler, rule);
     }
-    return access;
+    return rule;
   }
 }
 

@@ -23,7 +23,9 @@ export interface VerifiedToken {
  */
 export function sessionUser(session: TokenSession, caller: AuthContext | null): AuthenticatedUser {
   if (!isLiveSession(session, caller)) throw sessionEnded(caller);
-  return { id: caller.id, username: caller.username, roles: caller.roles };
+  const user: AuthenticatedUser = { id: caller.id, username: caller.username, roles: caller.roles };
+  if (caller.projectIds) user.projectIds = caller.projectIds;
+  return user;
 }
 
 /** Whether the token's user exists, is active and still has the token's version. */

@@ -49,9 +49,16 @@ export class ContentAnswersInterceptor implements NestInterceptor {
     const { document, documents } = body as { document?: unknown; documents?: unknown };
     const answers = [document, ...(Array.isArray(documents) ? (documents as unknown[]) : [])].filter(isDocumentAnswer);
     if (answers.length === 0) return body;
-    const keys = answers.map((answer) => ({ documentId: answer.id, version: answer.currentVersion }));
-    const { states, texts } = await this.content.states(keys, Boolean(words?.length));
-    for (const answer of answers) {
+    // The document list reads the states with its page: only what an answer lacks is read here.
+    const missing = answers.filter((answer) => answer.content === undefined);
+    const withText = Boolean(words?.length);
+    const read = withText ? answers : missing;
+    if (read.length === 0) return body;
+    const { states, texts } = await this.content.states(
+      read.map((answer) => ({ documentId: answer.id, version: answer.currentVersion })),
+      withText,
+    );
+    for (const answer of missing) {
       answer.content = contentStateDto(states.get(contentJobSubject(answer.id, answer.currentVersion))!);
     }
     if (words?.length) {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import type { FieldListTerms } from './document-fields.js';
+import type { ListedContentState } from './dto/document-content.dto.js';
 import { Document } from './entities/document.entity.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -49,13 +50,10 @@ export interface DocumentListFilters {
 }
 
 /**
- * Whose documents: everything (documents:read), or those of the user's projects (`projectIds`) and
- * their own live uploads in the projects of `elsewhere` (outside their projects), read beforehand by
- * DocumentSearchRepository.scope().
+ * Whose documents: everything (documents:read), or those of the user's projects (`projectIds`, read
+ * by the guard with the session) and their own live uploads in any other project.
  */
-export type DocumentVisibility = (
-  { all: true } | { all: false; userId: string; projectIds: readonly string[]; elsewhere: readonly string[] }
-) & {
+export type DocumentVisibility = ({ all: true } | { all: false; userId: string; projectIds: readonly string[] }) & {
   /** MariaDB search: find them by their scope tokens in the MATCH (see searchScopeEstimateStatement()). */
   byTokens?: boolean;
 };
@@ -71,52 +69,58 @@ export const MAX_MERGED_PROJECTS = 50;
 /** A total the counts cannot answer (tags, an updated range) is counted up to this many; beyond, it is a lower bound. */
 export const COUNT_CAP = 1_000;
 
-type Predicate = [sql: string, parameters: unknown[]];
+/** SQL, parameters, and whether the part reads document_counts `c` first (the caller's uploads outside their projects). */
+type Predicate = [sql: string, parameters: unknown[], countsFirst?: boolean];
 
 const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
-/** The member projects a projectId filter leaves, and the projects of the caller's uploads elsewhere it leaves (none when uploadedBy names someone else). */
+/** The member projects a projectId filter leaves, and whether the caller's own uploads outside them are visible too. */
 function scopeOf(visibility: Exclude<DocumentVisibility, { all: true }>, filters: DocumentListFilters) {
-  const keep = (id: string) => filters.projectId === undefined || id === filters.projectId;
-  const ownUploads = filters.uploadedBy === undefined || filters.uploadedBy === visibility.userId;
   return {
-    projects: visibility.projectIds.filter(keep),
-    elsewhere: ownUploads ? visibility.elsewhere.filter(keep) : [],
+    projects: visibility.projectIds.filter((id) => filters.projectId === undefined || id === filters.projectId),
+    ownUploads: filters.uploadedBy === undefined || filters.uploadedBy === visibility.userId,
   };
+}
+
+/** The caller's live uploads outside their projects: document_counts names those projects (none for most callers). */
+function uploadsElsewhere(visibility: Exclude<DocumentVisibility, { all: true }>): Predicate {
+  const members = visibility.projectIds;
+  return [
+    "c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0" +
+      (members.length ? ` AND c.projectId NOT IN (${marks(members)})` : '') +
+      ' AND d.projectId = c.projectId AND d.uploadedBy = c.uploadedBy',
+    [visibility.userId, ...members],
+    true,
+  ];
 }
 
 /**
  * The visible documents as disjoint parts: with `perProject` one per member project, else one for
- * them all (a semi-join on project_members), then the caller's uploads in the projects of `elsewhere`.
+ * them all (a semi-join on project_members), then the caller's uploads outside their projects.
  */
 function visibleParts(visibility: DocumentVisibility, filters: DocumentListFilters, perProject: boolean): Predicate[] {
   if (visibility.all) return [['1 = 1', []]];
-  const { projects, elsewhere } = scopeOf(visibility, filters);
-  const parts: Predicate[] = [];
-  if (perProject) for (const id of projects) parts.push(['d.projectId = ?', [id]]);
-  else if (projects.length) {
-    parts.push([
-      filters.projectId === undefined
-        ? 'EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = d.projectId)'
-        : 'd.projectId = ?',
-      [filters.projectId ?? visibility.userId],
-    ]);
+  const { projects, ownUploads } = scopeOf(visibility, filters);
+  if (filters.projectId !== undefined) {
+    if (projects.length) return [['d.projectId = ?', [filters.projectId]]];
+    return ownUploads ? [['d.projectId = ? AND d.uploadedBy = ?', [filters.projectId, visibility.userId]]] : [];
   }
-  if (elsewhere.length) {
-    const own: Predicate = [
-      `d.uploadedBy = ? AND d.projectId IN (${marks(elsewhere)})`,
-      [visibility.userId, ...elsewhere],
-    ];
+  if (!perProject) {
+    const member = 'EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = d.projectId)';
+    if (!ownUploads) return projects.length ? [[member, [visibility.userId]]] : [];
     // One range: the semi-join part and the own uploads are read together in order.
-    if (!perProject && parts.length) return [[`(${parts[0][0]} OR (${own[0]}))`, [...parts[0][1], ...own[1]]]];
-    parts.push(own);
+    if (!projects.length) return [['d.uploadedBy = ?', [visibility.userId]]];
+    return [[`(${member} OR d.uploadedBy = ?)`, [visibility.userId, visibility.userId]]];
   }
+  const parts: Predicate[] = projects.map((id) => ['d.projectId = ?', [id]]);
+  if (ownUploads) parts.push(uploadsElsewhere(visibility));
   return parts;
 }
 
 /** One SELECT (or COUNT) over `part` with the filters: FROM, WHERE and their parameters. */
 function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters): Built {
   const built = build(dialect, filters);
+  if (part[2]) built.from = `document_counts c ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} ${built.from}`;
   built.where.push(part[0]);
   built.parameters.push(...part[1]);
   return built;
@@ -309,14 +313,18 @@ export function documentTotalExpression(
         : sum('c.projectId = ? AND c.uploadedBy = ?', [filters.projectId, filters.uploadedBy ?? '']),
     );
   } else {
-    const { projects, elsewhere } = scopeOf(visibility, filters);
+    const { projects, ownUploads } = scopeOf(visibility, filters);
     if (projects.length) {
       sums.push(
         sum(`c.projectId IN (${marks(projects)}) AND c.uploadedBy = ?`, [...projects, filters.uploadedBy ?? '']),
       );
+    } else if (ownUploads && filters.projectId !== undefined) {
+      sums.push(sum('c.projectId = ? AND c.uploadedBy = ?', [filters.projectId, visibility.userId]));
     }
-    if (elsewhere.length) {
-      sums.push(sum(`c.projectId IN (${marks(elsewhere)}) AND c.uploadedBy = ?`, [...elsewhere, visibility.userId]));
+    if (ownUploads && filters.projectId === undefined) {
+      const members = visibility.projectIds;
+      const outside = members.length ? ` AND c.projectId NOT IN (${marks(members)})` : '';
+      sums.push(sum(`c.uploadedBy = ?${outside}`, [visibility.userId, ...members]));
     }
   }
   if (sums.length === 0) return ['0', []];
@@ -328,6 +336,13 @@ const EVERYTHING_INDEX: Record<string, string | undefined> = {
   updatedAt: 'IDX_documents_deleted_list',
   createdAt: 'IDX_documents_deleted_created',
   title: 'IDX_documents_deleted_title',
+};
+
+/** The per-project indexes, by sort column. */
+const PROJECT_INDEX: Record<string, string> = {
+  updatedAt: 'IDX_documents_project_list',
+  createdAt: 'IDX_documents_project_created',
+  title: 'IDX_documents_project_title',
 };
 
 /** The order of a page's keys (v: the sort value or the relevance, id) in `alias` ('': a union's own columns). */
@@ -382,6 +397,10 @@ function pageKeys(
       if (dialect === 'mysql' && single && byFilter === undefined && index && (visibility.all || !perProject)) {
         built.from = `documents d FORCE INDEX (${index})`;
       }
+      // Uploads outside the member projects: by project, never the uploader's whole range (they may have many uploads inside).
+      if (dialect === 'mysql' && part[2]) {
+        built.from = `document_counts c STRAIGHT_JOIN documents d FORCE INDEX (${PROJECT_INDEX[sortColumn(sort)]})`;
+      }
     }
     const select = `SELECT ${value} AS v, d.id AS id FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order}`;
     parameters.push(...built.parameters);
@@ -403,6 +422,13 @@ function pageKeys(
       : `SELECT u.v, u.id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${keyOrder(dialect, 'u', sort)}`;
   return [`${merged} LIMIT ? OFFSET ?`, [...parameters, take, offset]];
 }
+
+/** The current version's extraction state (src/content), read with the page rather than in a statement of its own. */
+const CONTENT_FIELDS = ['status', 'pages', 'characters', 'extractedAt', 'error'] as const;
+const CONTENT_COLUMNS = CONTENT_FIELDS.map((field) => `dc.${field} AS content_${field}`).join(', ');
+
+/** A listed document's content state as stored (null: no row yet, pending). */
+export type ListedContent = ListedContentState | null;
 
 /**
  * One statement for a page of the list and its total: the page's keys off the indexes
@@ -432,7 +458,8 @@ export function documentListStatement(
   // MariaDB: the keys first, then each row by primary key, sorted on the keys alone.
   const straight = dialect === 'mysql' ? 'STRAIGHT_JOIN ' : '';
   return [
-    `SELECT ${straight}d.*, ${total[0]} AS listTotal FROM (${keys[0]}) p JOIN documents d ON d.id = p.id ` +
+    `SELECT ${straight}d.*, ${CONTENT_COLUMNS}, ${total[0]} AS listTotal FROM (${keys[0]}) p JOIN documents d ON d.id = p.id ` +
+      `LEFT JOIN document_contents dc ON dc.documentId = d.id AND dc.version = d.currentVersion ` +
       `ORDER BY ${keyOrder(dialect, 'p', sort)}`,
     [...total[1], ...keys[1]],
   ];
@@ -647,19 +674,13 @@ export class DocumentSearchRepository {
    * Whose documents the user may read besides their projects': one statement answers their member
    * projects and the projects outside them holding their live uploads (from document_counts).
    */
-  async scope(userId: string): Promise<{ projectIds: string[]; elsewhere: string[] }> {
-    const rows = await this.dataSource.query<{ projectId: string; member: number | string }[]>(
-      `SELECT pm.projectId, 1 AS member FROM project_members pm WHERE pm.userId = ?
-       UNION ALL
-       SELECT c.projectId, 0 AS member FROM document_counts c
-       WHERE c.uploadedBy = ? AND c.status = '' AND c.documentTypeId = '' AND c.total > 0
-         AND NOT EXISTS (SELECT 1 FROM project_members pm WHERE pm.userId = ? AND pm.projectId = c.projectId)`,
-      [userId, userId, userId],
+  /** The caller's project ids, when the guard did not read them with the session. */
+  async memberProjects(userId: string): Promise<string[]> {
+    const rows = await this.dataSource.query<{ projectId: string }[]>(
+      'SELECT projectId FROM project_members WHERE userId = ?',
+      [userId],
     );
-    const projectIds: string[] = [];
-    const elsewhere: string[] = [];
-    for (const row of rows) (Number(row.member) === 1 ? projectIds : elsewhere).push(row.projectId);
-    return { projectIds: projectIds.sort(), elsewhere: elsewhere.sort() };
+    return rows.map((row) => row.projectId);
   }
 
   /** A date as the documents table stores it, for the statements' parameters (filters, cursor positions). */
@@ -679,7 +700,7 @@ export class DocumentSearchRepository {
     take: number,
     offset: number,
     after?: DocumentListPosition,
-  ): Promise<{ documents: Document[]; total: number; totalIsExact: boolean }> {
+  ): Promise<{ documents: Document[]; contents: ListedContent[]; total: number; totalIsExact: boolean }> {
     if (pageCarriesTotal(this.dialect, filters)) visibility = await this.searchVisibility(visibility, filters);
     const statement = documentListStatement(this.dialect, visibility, filters, sort, take, offset, after);
     const rows = statement ? await this.dataSource.query<Record<string, unknown>[]>(...statement) : [];
@@ -696,6 +717,7 @@ export class DocumentSearchRepository {
     const capped = !totalIsCounted(filters) && !filters.words?.length && counted > COUNT_CAP;
     return {
       documents: rows.map((row) => this.hydrate(row)),
+      contents: rows.map((row) => this.content(row)),
       total: capped ? COUNT_CAP : counted,
       totalIsExact: !capped,
     };
@@ -722,6 +744,17 @@ export class DocumentSearchRepository {
     const plan = await this.dataSource.query<{ rows: string | number | null }[]>(...statement);
     const named = plan.reduce((sum, step) => sum + Number(step.rows ?? 0), 0);
     return { ...visibility, byTokens: named <= MAX_SCOPED_DOCUMENTS };
+  }
+
+  /** The content columns of a list row as TypeORM would load them (the driver's date conversion). */
+  private content(row: Record<string, unknown>): ListedContent {
+    if (row.content_status === null || row.content_status === undefined) return null;
+    const metadata = this.dataSource.getMetadata('DocumentContent');
+    const values = CONTENT_FIELDS.map((field) => {
+      const column = metadata.findColumnWithPropertyName(field)!;
+      return [field, this.dataSource.driver.prepareHydratedValue(row[`content_${field}`], column)];
+    });
+    return Object.fromEntries(values) as ListedContent;
   }
 
   /** A documents row as TypeORM would load it (its driver's conversions and the columns' transformers). */

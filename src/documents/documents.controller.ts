@@ -25,7 +25,8 @@ import type { FastifyReply } from 'fastify';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { CurrentUser } from '../common/authz/current-user.decorator.js';
-import { UsesPolicy } from '../common/http/route-access.js';
+import { UsesPolicy, WithMemberships } from '../common/http/route-access.js';
+import { ContentStateDto } from './dto/document-content.dto.js';
 import { uuidParam } from '../common/pipes/uuid.pipe.js';
 import { PaginationDto } from '../common/pagination/pagination.dto.js';
 import { encodeDocumentCursor } from './document-cursor.js';
@@ -48,6 +49,7 @@ export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Get()
+  @WithMemberships()
   @ApiOperation({
     summary: 'List and search the documents the caller may read',
     description:
@@ -81,9 +83,11 @@ export class DocumentsController {
     @FieldParameters() fieldParameters: Record<string, string>,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DocumentListResponseDto> {
-    const { documents, total, totalIsExact, next } = await this.documents.list(query, user, fieldParameters);
+    const { documents, contents, total, totalIsExact, next } = await this.documents.list(query, user, fieldParameters);
     return {
-      documents: documents.map((document) => DocumentDto.from(document)),
+      documents: documents.map((document, index) =>
+        Object.assign(DocumentDto.from(document), { content: ContentStateDto.fromListed(contents[index]) }),
+      ),
       pagination: Object.assign(
         PaginationDto.of(
           query.cursor === undefined ? (query.page ?? 1) : null,

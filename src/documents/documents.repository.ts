@@ -106,9 +106,10 @@ export class DocumentsRepository {
   /** A new document with its first version: the rows, its uploader as participant and the event. */
   async insert(tx: Tx, change: DocumentChange): Promise<void> {
     await insertRow(tx, Document, change.document);
-    await this.counts.move(tx, [{ before: null, after: change.document }]);
     // document.created is for the project's members (NotificationDispatcher), never stored as heard.
     await this.recordChange(tx, change, { newParticipant: true });
+    // Last: concurrent uploads to one project queue on its count rows only until this commits.
+    await this.counts.move(tx, [{ before: null, after: change.document }]);
   }
 
   /**
@@ -130,10 +131,10 @@ export class DocumentsRepository {
     if (result.affected !== 1) {
       throw new ApiError('conflict', 'The document changed while this request applied; try again.');
     }
-    // `from` is the row as it was: the UPDATE landed only on its rowVersion.
-    await this.counts.move(tx, [{ before: from, after: document }]);
     // The event is never marked heard here: watchers may hear of it even when nobody else takes part.
     await this.recordChange(tx, change, { newParticipant: !participation.viewer });
+    // `from` is the row as it was (the UPDATE landed only on its rowVersion); last, as in insert().
+    await this.counts.move(tx, [{ before: from, after: document }]);
   }
 
   /** Newest first, at most `limit` entries. */

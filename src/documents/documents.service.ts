@@ -10,6 +10,7 @@ import {
   sortColumn,
   type DocumentListFilters,
   type DocumentVisibility,
+  type ListedContent,
   type KeysetSort,
 } from './document-search.repository.js';
 import { DocumentWrites } from './document-writes.js';
@@ -59,6 +60,8 @@ export function searchWords(q: string): string[] {
 
 export interface DocumentPage {
   documents: Document[];
+  /** Each document's current-version content state, read with the page (null: none recorded, pending). */
+  contents: ListedContent[];
   total: number;
   /** False when total is a lower bound (a tags or updated-range filter matched more than COUNT_CAP). */
   totalIsExact: boolean;
@@ -126,7 +129,11 @@ export class DocumentsService {
     };
     const visibility: DocumentVisibility = hasPermission(user, 'documents', 'read')
       ? { all: true }
-      : { all: false, userId: user.id, ...(await this.search.scope(user.id)) };
+      : {
+          all: false,
+          userId: user.id,
+          projectIds: [...(user.projectIds ?? (await this.search.memberProjects(user.id)))].sort(),
+        };
 
     const offset = after ? 0 : ((query.page ?? 1) - 1) * query.limit;
     const position = after && {
@@ -137,6 +144,7 @@ export class DocumentsService {
     // One row more than the page tells whether anything follows.
     const {
       documents: rows,
+      contents,
       total,
       totalIsExact,
     } = await this.search.page(visibility, filters, sort, query.limit + 1, offset, position);
@@ -155,7 +163,7 @@ export class DocumentsService {
         id: last.id,
       };
     }
-    return { documents, total, totalIsExact, next };
+    return { documents, contents: contents.slice(0, query.limit), total, totalIsExact, next };
   }
 
   /** The document, for a reader (else 404). */

@@ -83,6 +83,27 @@ describe.each(databasesUnderTest())('UsersRepository on %s', (kind) => {
     await expect(repository.findAuthContext(randomUUID())).resolves.toBeNull();
   });
 
+  it("reads the user's project ids with the session when asked, in the same statement", async () => {
+    const user = Object.assign(newUser('pia'), { roles });
+    await repository.insert(dataSource.manager, user);
+    const projects = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [index, id] of projects.entries()) {
+      await dataSource
+        .getRepository('Project')
+        .insert({ id, name: `p${index}`, description: '', createdAt: new Date() });
+      await dataSource
+        .getRepository('ProjectMember')
+        .insert({ projectId: id, userId: user.id, role: 'viewer', createdAt: new Date() });
+    }
+    const context = await repository.findAuthContext(user.id, { memberships: true });
+    expect(context!.projectIds!.sort()).toEqual(projects.sort());
+    expect(context!.roles).toHaveLength(2);
+    expect((await repository.findAuthContext(user.id))!.projectIds).toBeUndefined();
+    const loner = newUser('lone');
+    await repository.insert(dataSource.manager, loner);
+    expect((await repository.findAuthContext(loner.id, { memberships: true }))!.projectIds).toEqual([]);
+  });
+
   it('matches usernames exactly: no trailing spaces, no other case', async () => {
     await repository.insert(dataSource.manager, newUser('dora'));
     for (const lookalike of ['dora ', 'dora   ', 'Dora', 'DORA', ' dora']) {

@@ -15,6 +15,8 @@ export interface AuthContext {
   isActive: boolean;
   tokenVersion: number;
   roles: { name: string; permissions: RolePermissions }[];
+  /** Asked for with `memberships`: the ids of the user's projects (undefined when not asked or not read whole). */
+  projectIds?: string[];
 }
 
 /** The account identifier a new user collides with. */
@@ -70,11 +72,12 @@ export class UsersRepository {
   }
 
   /**
-   * The user by primary key with their roles, in one statement: what the guard authorizes with on
-   * every request. Read as raw rows (one per role): hydrating a joined relation costs more than the read.
+   * The user by primary key with their roles (and with `memberships` their project ids), in one
+   * statement: what the guard authorizes with on every request. Read as raw rows (one per role):
+   * hydrating a joined relation costs more than the read.
    */
-  async findAuthContext(id: string): Promise<AuthContext | null> {
-    const rows = await this.users
+  async findAuthContext(id: string, options: { memberships?: boolean } = {}): Promise<AuthContext | null> {
+    const query = this.users
       .createQueryBuilder('u')
       .select('u.id', 'id')
       .addSelect('u.username', 'username')
@@ -83,18 +86,26 @@ export class UsersRepository {
       .addSelect('r.name', 'roleName')
       .addSelect('r.permissions', 'permissions')
       .leftJoin('u.roles', 'r')
-      .where('u.id = :id', { id })
-      .getRawMany<{
-        id: string;
-        username: string;
-        isActive: number | boolean;
-        tokenVersion: number;
-        roleName: string | null;
-        permissions: string | null;
-      }>();
+      .where('u.id = :id', { id });
+    if (options.memberships) {
+      // The count tells a whole list from one cut by MySQL's group_concat_max_len.
+      query
+        .addSelect('(SELECT GROUP_CONCAT(pm.projectId) FROM project_members pm WHERE pm.userId = u.id)', 'projectIds')
+        .addSelect('(SELECT COUNT(*) FROM project_members pm WHERE pm.userId = u.id)', 'projectCount');
+    }
+    const rows = await query.getRawMany<{
+      id: string;
+      username: string;
+      isActive: number | boolean;
+      tokenVersion: number;
+      roleName: string | null;
+      permissions: string | null;
+      projectIds?: string | null;
+      projectCount?: number | string;
+    }>();
     if (rows.length === 0) return null;
-    const [{ username, isActive, tokenVersion }] = rows;
-    return {
+    const [{ username, isActive, tokenVersion, projectIds, projectCount }] = rows;
+    const context: AuthContext = {
       id: rows[0].id,
       username,
       isActive: Boolean(isActive),
@@ -103,6 +114,11 @@ export class UsersRepository {
         .filter((row) => row.roleName !== null)
         .map((row) => ({ name: row.roleName!, permissions: JSON.parse(row.permissions!) as RolePermissions })),
     };
+    if (options.memberships) {
+      const listed = projectIds ? projectIds.split(',') : [];
+      if (listed.length === Number(projectCount)) context.projectIds = listed;
+    }
+    return context;
   }
 
   /** The user named exactly `username`, without roles. */

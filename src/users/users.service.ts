@@ -101,8 +101,8 @@ export class UsersService {
   }
 
   /** For every authenticated request: what authorization needs, in one query. */
-  findAuthContext(id: string): Promise<AuthContext | null> {
-    return this.users.findAuthContext(id);
+  findAuthContext(id: string, options?: { memberships?: boolean }): Promise<AuthContext | null> {
+    return this.users.findAuthContext(id, options);
   }
 
   /** The user named exactly `username` (for the administration commands), without roles. */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentTrashService } from '../../src/documents/document-trash.service.js';
 import { databasesUnderTest } from '../support/databases.js';
-import { addDocument, addProject, addUser, moveDocument } from '../support/document-fixtures.js';
+import { addDocument, addProject, addUser, changeDocument, moveDocument } from '../support/document-fixtures.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sendMultipart } from '../support/uploads.js';
 
@@ -153,6 +153,40 @@ describe.each(databasesUnderTest())('document counts on %s', (kind) => {
     expect(await total('kim')).toBe(kimBefore);
     expect(await total('kim', `&projectId=${iris}`)).toBe(1);
     expect(await total('lou')).toBe(louBefore + 1);
+  });
+
+  it('stay exact through moves and type changes racing uploads, and the list shows uploads outside the projects', async () => {
+    const listed = async (query: string) =>
+      ((await call('GET', `/api/documents?limit=100${query}`, 'kim')).body!.documents as { id: string }[])
+        .map((document) => document.id)
+        .sort();
+    const ids: string[] = [];
+    for (let n = 0; n < 4; n++)
+      ids.push(await addDocument(t, { projectId: ares, uploadedBy: kimId, title: `rover ${n}` }));
+    const kimBefore = await total('kim');
+    const louBefore = await total('lou', `&uploadedBy=${kimId}`);
+    const irisBefore = await listed(`&projectId=${iris}`);
+    const [used, other] = t.seed.documentTypes.map((type) => type.id);
+    const answers = await Promise.all([
+      ...ids.slice(0, 3).map((id) => moveDocument(t, id, iris).then(() => 0)),
+      changeDocument(t, ids[3], { documentTypeId: other }).then(() => 0),
+      ...Array.from({ length: 4 }, (_, n) => upload('kim', ares, `racer ${n}`).then((answer) => answer.status)),
+    ]);
+    expect(answers.slice(4)).toEqual(Array(4).fill(201));
+    await expectExact();
+    expect(await total('kim')).toBe(kimBefore + 4);
+    expect(await total('kim', `&documentTypeId=${other}`)).toBe(1);
+    // Kim is not a member of Iris: her uploads there are read through the uploads-elsewhere part.
+    expect(await listed('')).toEqual(expect.arrayContaining(ids));
+    expect(await listed(`&projectId=${iris}`)).toEqual([...irisBefore, ...ids.slice(0, 3)].sort());
+    expect(await total('kim', `&projectId=${iris}&documentTypeId=${used}`)).toBe(irisBefore.length + 3);
+    expect(await total('lou', `&uploadedBy=${kimId}`)).toBe(louBefore + 3);
+    // Moved back, or trashed while outside: either leaves the uploads-elsewhere part.
+    await moveDocument(t, ids[0], ares);
+    expect((await call('DELETE', `/api/documents/${ids[1]}`, 'admin')).status).toBe(204);
+    await expectExact();
+    expect(await total('kim')).toBe(kimBefore + 3);
+    expect(await listed(`&projectId=${iris}`)).toEqual([...irisBefore, ids[2]].sort());
   });
 
   it('stay exact through permanent deletes and the trash purge', async () => {

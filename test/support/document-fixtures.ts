@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll } from 'vitest';
+import { Transactions } from '../../src/database/transactions.js';
 import { DocumentCounts } from '../../src/documents/document-counts.repository.js';
 import { DocumentHistory } from '../../src/documents/entities/document-history.entity.js';
 import { Document } from '../../src/documents/entities/document.entity.js';
@@ -63,10 +64,20 @@ export async function addProject(t: TestApp, name: string): Promise<string> {
 
 /** Moves a document to another project as an operator would in SQL (no route moves documents), counts included. */
 export async function moveDocument(t: TestApp, id: string, projectId: string): Promise<void> {
-  await t.dataSource.transaction(async (manager) => {
+  await changeDocument(t, id, { projectId });
+}
+
+/** A change no route makes (project, type), with its counts moved in the same transaction as the service would. */
+export async function changeDocument(
+  t: TestApp,
+  id: string,
+  changes: Partial<Pick<Document, 'projectId' | 'documentTypeId'>>,
+): Promise<void> {
+  // Through the service's transactions: serialised with its writes on SQLite, retried on a MariaDB deadlock.
+  await t.app.get(Transactions).run(async (manager) => {
     const before = await manager.findOneByOrFail(Document, { id });
-    await manager.update(Document, { id }, { projectId });
-    await new DocumentCounts().move(manager, [{ before, after: Object.assign(new Document(), before, { projectId }) }]);
+    await manager.update(Document, { id }, changes);
+    await new DocumentCounts().move(manager, [{ before, after: Object.assign(new Document(), before, changes) }]);
   });
 }
 

@@ -6,6 +6,8 @@ export interface AuthenticatedUser {
   id: string;
   username: string;
   roles: { name: string; permissions: RolePermissions }[];
+  /** The caller's project ids, read with the session on routes that declare @WithMemberships() (else undefined). */
+  projectIds?: readonly string[];
 }
 
 export function hasPermission(user: AuthenticatedUser, resource: string, action: string): boolean {

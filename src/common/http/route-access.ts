@@ -25,3 +25,8 @@ export const RequirePermission = (permission: Permission) =>
   SetMetadata(ROUTE_ACCESS, { kind: 'permission', permission } satisfies RouteAccess);
 export const UsesPolicy = (policy: string) =>
   SetMetadata(ROUTE_ACCESS, { kind: 'policy', policy } satisfies RouteAccess);
+
+export const ROUTE_MEMBERSHIPS = 'routeMemberships';
+
+/** The guard reads the caller's project ids with the session (AuthenticatedUser.projectIds): no second round trip. */
+export const WithMemberships = () => SetMetadata(ROUTE_MEMBERSHIPS, true);

@@ -3,6 +3,15 @@ import { ApiProperty } from '@nestjs/swagger';
 export const CONTENT_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'unsupported', 'too_large'] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
 
+/** A content state as the document list reads it with its page. */
+export interface ListedContentState {
+  status: ContentStatus;
+  pages: number | null;
+  characters: number | null;
+  extractedAt: Date | null;
+  error: string | null;
+}
+
 /**
  * What was read from a document's current version (README "Content and search"). Part of the
  * document answer's shape, so declared here; the content feature fills it in
@@ -50,6 +59,17 @@ export class ContentStateDto {
     description: 'Why the file was not read (failed, unsupported, too_large); null otherwise.',
   })
   error: string | null;
+
+  /** A state the document list read with its page (null: no row yet, pending). */
+  static fromListed(state: ListedContentState | null): ContentStateDto {
+    return {
+      status: state?.status ?? 'pending',
+      pages: state?.pages ?? null,
+      characters: state?.characters ?? null,
+      extractedAt: state?.extractedAt?.toISOString() ?? null,
+      error: state?.error ?? null,
+    };
+  }
 }
 
 export const MATCH_FIELDS = ['title', 'description', 'tags', 'fileName', 'content'] as const;
