@@ -36,7 +36,9 @@ export class ContentWorker implements OnApplicationBootstrap {
         this.content.extract(job.payload as unknown as ContentExtractionPayload, limits, job.attempts >= MAX_ATTEMPTS),
       {
         concurrency: this.config.workers,
-        // A run ends by CONTENT_TIMEOUT_SECONDS; the lease outlasts it, so only a dead worker's job is taken again.
+        // Tools stop at CONTENT_TIMEOUT_SECONDS; a run still unanswered a minute later is retried.
+        runTimeoutMs: this.config.timeoutMs + 60_000,
+        // The lease outlasts any run, so only a dead worker's job is taken again.
         leaseMs: 2 * this.config.timeoutMs + 60_000,
         maxAttempts: MAX_ATTEMPTS,
         backoffMs: BACKOFF_MS,

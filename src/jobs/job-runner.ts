@@ -4,6 +4,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Clock } from '../common/time/clock.js';
 import { Transactions } from '../database/transactions.js';
 import { Poller } from '../common/time/poller.js';
+import { withDeadline } from '../common/time/with-deadline.js';
 import type { Job } from './entities/job.entity.js';
 import { JobsRepository } from './jobs.repository.js';
 
@@ -19,6 +20,8 @@ export interface JobKindOptions {
   backoffMs: number;
   /** How often to look for due jobs. */
   pollMs: number;
+  /** A run without an answer by then counts as failed (retried), so a hung handler cannot hold its slot. */
+  runTimeoutMs: number;
 }
 
 /** A job's work. Throwing retries it later (back-off), up to maxAttempts. */
@@ -92,7 +95,7 @@ export class JobRunner implements OnModuleDestroy {
   private async runOne(job: Job, handler: JobHandler, options: JobKindOptions): Promise<void> {
     let outcome: Parameters<JobsRepository['settle']>[4] = { status: 'done' };
     try {
-      await handler(job);
+      await withDeadline(handler(job), options.runTimeoutMs, `${job.kind} ${job.subject}`);
     } catch (error) {
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
       this.logger.warn(`${job.kind} ${job.subject} attempt ${job.attempts} failed (${reason})`);

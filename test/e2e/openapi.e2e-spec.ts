@@ -8,7 +8,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DETAILS_LENGTH } from '../../src/common/errors/error-answer.js';
 import { ERROR_STATUS } from '../../src/common/errors/error-codes.js';
-import { ERROR_EXAMPLE_DETAILS } from '../../src/common/errors/error-examples.js';
+import { ERROR_EXAMPLE_DETAILS } from '../../src/common/errors/error-codes.js';
 import { DOCUMENTED_ERROR_CODES } from '../../src/common/errors/error-response.dto.js';
 import { DEMO_EXAMPLE, DEMO_IDS } from '../../src/common/demo-ids.js';
 import { databasesUnderTest } from '../support/databases.js';

@@ -3,7 +3,7 @@ import { Body, Controller, Get, Post } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
 import { describe, expect, it } from 'vitest';
 import { ApiErrors } from './api-errors.decorator.js';
-import { ERROR_EXAMPLE_DETAILS } from './error-examples.js';
+import { ERROR_EXAMPLE_DETAILS } from './error-codes.js';
 
 type Entry = { description: string; headers: Record<string, unknown>; content: Record<string, { examples: object }> };
 

@@ -2,7 +2,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ApiResponse, DECORATORS, getSchemaPath } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.js';
-import { ERROR_EXAMPLE_DETAILS } from './error-examples.js';
+import { ERROR_EXAMPLE_DETAILS } from './error-codes.js';
 import { ErrorResponseDto } from './error-response.dto.js';
 
 /** A code shows the catalogue's example sentence; `[code, details]` shows this operation's own. */
