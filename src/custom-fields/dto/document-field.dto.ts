@@ -16,6 +16,7 @@ import { toBoolean } from '../../common/validation/query.transforms.js';
 import { NoControlCharacters, TextLength } from '../../common/validation/text.validators.js';
 import { FIELD_TYPES, type DocumentField, type FieldType } from '../entities/document-field.entity.js';
 import { FIELD_KEY, FIELD_LIMITS } from '../field-values.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 // null means none (options, min, max), so it skips the checks as an omitted value does.
 const notNull = (_object: object, value: unknown) => value !== null && value !== undefined;
@@ -121,7 +122,7 @@ export class DocumentFieldDto {
   @ApiProperty({ format: 'uuid', maxLength: 36, example: '3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a' })
   id: string;
 
-  @ApiProperty({ format: 'uuid', maxLength: 36, example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' })
+  @ApiProperty({ format: 'uuid', maxLength: 36, example: DEMO_EXAMPLE.documentTypeId })
   documentTypeId: string;
 
   @ApiProperty({ pattern: FIELD_KEY.source, maxLength: 64, example: 'amount' })

@@ -8,6 +8,7 @@ import {
   NoControlCharactersExceptWhitespace,
   TextLength,
 } from '../../common/validation/text.validators.js';
+import { DEMO_EXAMPLE } from '../../common/demo-ids.js';
 
 /** At most this many custom field values (a type declares at most 50 fields). */
 export const FIELD_VALUES_MAX = 50;
@@ -122,7 +123,7 @@ export class DocumentMetadataDto {
 export class UpdateDocumentDto extends DocumentMetadataDto {
   @ApiPropertyOptional({
     format: 'uuid',
-    example: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+    example: DEMO_EXAMPLE.documentTypeId,
     description:
       "Moves the document to another type. Its field values are checked against the new type's fields: values " +
       'of keys the new type does not declare are dropped, the others must be valid for it, and its required ' +
