@@ -44,7 +44,21 @@ export const DOC_DOCUMENT_COLUMNS = [
   'sha256',
   'deletedAt',
   'deletedBy',
+  'fields',
 ];
+export const DOC_FIELD_COLUMNS = [
+  'id',
+  'documentTypeId',
+  'key',
+  'label',
+  'type',
+  'required',
+  'options',
+  'min',
+  'max',
+  'createdAt',
+];
+export const DOC_FIELD_VALUE_COLUMNS = ['documentId', 'fieldId', 'textValue', 'numberValue'];
 
 const hex12 = (value: number) => value.toString(16).padStart(12, '0');
 /** Own id ranges (first group), apart from the notification bench's b000000x ids. */
@@ -52,6 +66,7 @@ export const docUserId = (k: number) => `b0000011-0000-4000-8000-${hex12(k)}`;
 export const docDocumentId = (j: number) => `b0000012-0000-4000-8000-${hex12(j)}`;
 export const docProjectId = (p: number) => `b0000014-0000-4000-8000-${hex12(p)}`;
 export const docTypeId = (t: number) => `b0000015-0000-4000-8000-${hex12(t)}`;
+export const docFieldId = (f: number) => `b0000016-0000-4000-8000-${hex12(f)}`;
 export const docUsername = (k: number) => `docbench_user_${k}`;
 
 /**
@@ -89,6 +104,21 @@ const QUALIFIERS = ['draft', 'signed', 'revised', 'annual', 'quarterly', 'final'
 const DEPARTMENTS = ['legal', 'engineering', 'finance', 'operations', 'sales'];
 const STATUSES = ['draft', 'draft', 'in_review', 'published', 'published', 'archived'];
 const DAY = 86_400_000;
+
+/**
+ * Custom fields (issue 29): type 0 (every 8th document, 125k of 1M) declares a select `region` and
+ * a number `amount`; each of its documents holds both, spread evenly by a multiplicative hash.
+ */
+export const FIELD_TYPE = 0;
+export const REGIONS = ['north', 'south', 'east', 'west'];
+export const AMOUNT_MAX = 100_000;
+const fieldHash = (j: number) => Math.imul(j + 1, 2246822519) >>> 0;
+function fieldValues(j: number): { region: string; amount: number } | null {
+  if (j % TYPES.length !== FIELD_TYPE) return null;
+  const hash = fieldHash(j);
+  // The high bits: j is a multiple of 8 here, so the low bits of the product never change.
+  return { region: REGIONS[hash >>> 30], amount: (hash >>> 8) % (AMOUNT_MAX + 1) };
+}
 
 export interface DocPlan {
   doc: DocBenchConfig;
@@ -212,7 +242,38 @@ export function* docDocumentRows(plan: DocPlan, stage: 1 | 2): Generator<Row> {
         createHash('sha256').update(docDocumentId(j)).digest('hex'),
         null,
         null,
+        fieldValues(j) && JSON.stringify(fieldValues(j)),
       ];
     }
   }
+}
+
+const stageRange = (plan: DocPlan, stage: 1 | 2): [number, number] =>
+  stage === 1 ? [0, documentsInStage(plan, 1)] : [documentsInStage(plan, 1), plan.doc.rows];
+
+export function docFieldRows(plan: DocPlan): Row[] {
+  const at = sqlDate(plan.now - 500 * DAY);
+  return [
+    [docFieldId(0), docTypeId(FIELD_TYPE), 'region', 'Region', 'select', 0, JSON.stringify(REGIONS), null, null, at],
+    [docFieldId(1), docTypeId(FIELD_TYPE), 'amount', 'Amount', 'number', 0, null, 0, AMOUNT_MAX, at],
+  ];
+}
+
+/** The typed rows of the stage's documents of FIELD_TYPE (select as text, number as number). */
+export function* docFieldValueRows(plan: DocPlan, stage: 1 | 2): Generator<Row> {
+  const [first, last] = stageRange(plan, stage);
+  for (let j = first; j < last; j++) {
+    const values = fieldValues(j);
+    if (!values) continue;
+    yield [docDocumentId(j), docFieldId(0), values.region, null];
+    yield [docDocumentId(j), docFieldId(1), null, values.amount];
+  }
+}
+
+/** How many documents of the stage hold field values. */
+export function fieldDocumentsInStage(plan: DocPlan, stage: 1 | 2): number {
+  let count = 0;
+  const [first, last] = stageRange(plan, stage);
+  for (let j = first; j < last; j++) if (fieldValues(j)) count++;
+  return count;
 }

@@ -9,12 +9,17 @@ import { log } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
 import {
   DOC_DOCUMENT_COLUMNS,
+  DOC_FIELD_COLUMNS,
+  DOC_FIELD_VALUE_COLUMNS,
   DOC_MEMBER_COLUMNS,
   DOC_PROJECT_COLUMNS,
   DOC_TYPE_COLUMNS,
   DOC_USER_COLUMNS,
   DOC_USER_ROLE_COLUMNS,
   docDocumentRows,
+  docFieldRows,
+  docFieldValueRows,
+  fieldDocumentsInStage,
   docMemberRows,
   docProjectRows,
   docTypeRows,
@@ -65,6 +70,7 @@ export async function loadMysqlDocBase(config: BenchConfig, plan: DocPlan): Prom
     await insert('projects', DOC_PROJECT_COLUMNS, docProjectRows(plan), plan.doc.projects);
     await insert('project_members', DOC_MEMBER_COLUMNS, docMemberRows(plan), plan.doc.projects);
     await insert('document_types', DOC_TYPE_COLUMNS, docTypeRows(plan), 8);
+    await insert('document_fields', DOC_FIELD_COLUMNS, docFieldRows(plan), 2);
   } finally {
     await connection.end();
   }
@@ -86,11 +92,29 @@ export async function loadMysqlDocuments(config: BenchConfig, plan: DocPlan, sta
       commitRows: 20_000,
     });
     record(times, step, total, (performance.now() - started) / 1000);
+    const valueStep = `document_field_values stage ${stage}`;
+    const values = 2 * fieldDocumentsInStage(plan, stage);
+    const valuesStarted = performance.now();
+    await bulkInsertMysql(
+      connection,
+      'document_field_values',
+      DOC_FIELD_VALUE_COLUMNS,
+      docFieldValueRows(plan, stage),
+      {
+        batch: 1000,
+        total: values,
+        label: valueStep,
+        commitRows: 50_000,
+      },
+    );
+    record(times, valueStep, values, (performance.now() - valuesStarted) / 1000);
     const counted = performance.now();
     for (const sql of REFILL_COUNTS) await connection.query(sql);
     log(`  document_counts refilled: ${((performance.now() - counted) / 1000).toFixed(1)} s`);
     const analyzed = performance.now();
-    await connection.query('ANALYZE TABLE documents, document_search, project_members, document_counts');
+    await connection.query(
+      'ANALYZE TABLE documents, document_search, document_field_values, project_members, document_counts',
+    );
     log(`  ANALYZE TABLE: ${((performance.now() - analyzed) / 1000).toFixed(1)} s`);
   } finally {
     await connection.end();
@@ -117,12 +141,24 @@ export function loadSqliteDocs(config: BenchConfig, plan: DocPlan, part: 'base' 
       bulkInsertSqlite(db, 'projects', DOC_PROJECT_COLUMNS, docProjectRows(plan));
       bulkInsertSqlite(db, 'project_members', DOC_MEMBER_COLUMNS, docMemberRows(plan));
       bulkInsertSqlite(db, 'document_types', DOC_TYPE_COLUMNS, docTypeRows(plan));
+      bulkInsertSqlite(db, 'document_fields', DOC_FIELD_COLUMNS, docFieldRows(plan));
       return;
     }
     const rows = documentsInStage(plan, part);
     const label = `documents stage ${part} (FTS5 trigger on)`;
     const seconds = bulkInsertSqlite(db, 'documents', DOC_DOCUMENT_COLUMNS, docDocumentRows(plan, part), rows, label);
     record(times, label, rows, seconds);
+    const values = 2 * fieldDocumentsInStage(plan, part);
+    const valueLabel = `document_field_values stage ${part}`;
+    const valueSeconds = bulkInsertSqlite(
+      db,
+      'document_field_values',
+      DOC_FIELD_VALUE_COLUMNS,
+      docFieldValueRows(plan, part),
+      values,
+      valueLabel,
+    );
+    record(times, valueLabel, values, valueSeconds);
     for (const sql of REFILL_COUNTS) db.exec(sql);
     db.exec('ANALYZE');
     db.pragma('wal_checkpoint(TRUNCATE)');

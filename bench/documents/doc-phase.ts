@@ -15,7 +15,10 @@ import { rssMb, startServer, track, type ServerHandle } from '../servers.js';
 import { cpuSeconds, fmt, freePort, httpJson, log, median, procStatusKb, resetPeakRss, rssSampler } from '../util.js';
 import type { DocBenchConfig } from './doc-config.js';
 import {
+  AMOUNT_MAX,
+  FIELD_TYPE,
   RARE_WORD,
+  REGIONS,
   docDocumentId,
   docProjectId,
   docTypeId,
@@ -220,6 +223,7 @@ function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[
         ),
       ),
     },
+    ...fieldScenarios(plan, users, job),
     {
       name: 'doc-search',
       title: `Search q=${RARE_WORD} (a word in 0.5% of the documents), typical users, relevance, ${doc.searchConnections} connections`,
@@ -251,6 +255,53 @@ function readScenarios(ctx: DocumentPhaseContext, plan: DocPlan, tokens: string[
   ];
 }
 
+/**
+ * Custom field filters (issue 29) on the type whose documents hold `region` and `amount`: a select
+ * value (a quarter of them) and a 10% amount range, as typical users and as the reader of everything.
+ * One connection: the target is a latency (p50), not queueing. Service only: the baseline has no custom fields.
+ */
+function fieldScenarios(
+  plan: DocPlan,
+  users: number[],
+  job: (items: [string, number][]) => Scenario['job'],
+): Scenario[] {
+  const type = `/api/documents?documentTypeId=${docTypeId(FIELD_TYPE)}`;
+  const band = AMOUNT_MAX / 10;
+  const select = (k: number) => `${type}&field.region=${REGIONS[k % REGIONS.length]}`;
+  const range = (k: number) => {
+    const from = (k * 7919) % (AMOUNT_MAX - band);
+    return `${type}&field.amount[gte]=${from}&field.amount[lte]=${from + band}`;
+  };
+  const reader = docReader(plan);
+  const one = (items: [string, number][]) => () => ({ ...job(items)(), connections: 1 });
+  return [
+    {
+      name: 'doc-list-field-select',
+      title: 'Document list page 1 by a select field (documentTypeId + field.region=, typical users)',
+      serviceOnly: true,
+      job: one(users.map((k) => [select(k), k])),
+    },
+    {
+      name: 'doc-list-field-range',
+      title: 'Document list page 1 by a number range (field.amount[gte]= & [lte]=, 10%, typical users)',
+      serviceOnly: true,
+      job: one(users.map((k) => [range(k), k])),
+    },
+    {
+      name: 'doc-list-field-select-reader',
+      title: 'Document list page 1 by a select field, a reader of everything (global documents:read)',
+      serviceOnly: true,
+      job: one(REGIONS.map((_, k) => [select(k), reader])),
+    },
+    {
+      name: 'doc-list-field-range-reader',
+      title: 'Document list page 1 by a number range (10%), a reader of everything',
+      serviceOnly: true,
+      job: one(users.map((k) => [range(k), reader])),
+    },
+  ];
+}
+
 /** Both servers answer the scenario's first request with the same JSON (and status 200). */
 export async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string> {
   const spec = scenario.job();
@@ -270,6 +321,18 @@ export async function sameAnswer(scenario: Scenario, pair: Pair): Promise<string
   return JSON.stringify(a.body) === JSON.stringify(b.body)
     ? `identical JSON${total}`
     : `DIFFERENT JSON: ${JSON.stringify(a.body).slice(0, 400)} vs ${JSON.stringify(b.body).slice(0, 400)}`;
+}
+
+/** A service-only scenario's first answer: its status and total (the baseline cannot answer it). */
+async function serviceAnswer(scenario: Scenario, pair: Pair): Promise<string> {
+  const spec = scenario.job();
+  const [path, tokenIndex] = spec.items[0];
+  const answer = await httpJson(pair.service.url + path, {
+    headers: { authorization: `Bearer ${spec.tokens[tokenIndex]}` },
+  });
+  const body = answer.body as { pagination?: { total?: number }; documents?: unknown[] };
+  if (answer.status !== 200) return `status ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`;
+  return `service only: ${body.documents?.length ?? 0} documents on page 1, total ${body.pagination?.total}`;
 }
 
 /** One transfer load (upload or download) against one server, with its CPU and peak RSS. */
@@ -559,7 +622,7 @@ export async function runDocumentPhase(ctx: DocumentPhaseContext): Promise<Docum
     const pair = await startDocPair(phaseCtx, databaseUrl);
     try {
       for (const scenario of scenarios.filter((s) => wanted(config, s.name))) {
-        const check = await sameAnswer(scenario, pair);
+        const check = scenario.serviceOnly ? await serviceAnswer(scenario, pair) : await sameAnswer(scenario, pair);
         results.checks[scenario.name] = check;
         log(`[${kind}] ${scenario.name}: response check: ${check}`);
         const result = await runScenario(scenario, kind, pair, config, ctx.loadWorker, ctx.dbPid);

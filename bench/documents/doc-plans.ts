@@ -82,6 +82,7 @@ export async function measureListPlans(
       const spec = scenario.job();
       const [path, tokenIndex] = spec.items[0];
       for (const server of servers) {
+        if (scenario.serviceOnly && server.name === 'baseline') continue;
         const send = async () => {
           const answer = await httpJson(server.url + path, {
             headers: { authorization: `Bearer ${spec.tokens[tokenIndex]}` },
