@@ -6,7 +6,6 @@ import { Document } from '../../src/documents/entities/document.entity.js';
 import { OutboxEvent } from '../../src/events/entities/outbox-event.entity.js';
 import { DocumentFilesSuite } from '../support/document-files-suite.js';
 import { storageSetupsUnderTest } from '../support/object-storage.js';
-import { expectError } from '../support/expect-error.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 /** A 1x1 PNG: file-type recognises it whatever the client declares. */
@@ -17,7 +16,7 @@ const PNG = Buffer.from(
 
 describe.each(storageSetupsUnderTest())('documents with files on $kind, $driver driver', ({ kind, driver }) => {
   const suite = new DocumentFilesSuite(kind, driver);
-  const { url, auth, get, create, fileOf, basics, addVersion } = suite;
+  const { url, auth, get, create, fileOf, basics } = suite;
 
   describe('POST /api/documents', () => {
     it('creates a draft at version 1 from the form, with Location, ETag, its version, history and event', async () => {
