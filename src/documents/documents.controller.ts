@@ -182,6 +182,25 @@ export class DocumentsController {
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
     description: 'Id of a document; `npm run demo` prints one for each demo user.',
   })
+  // The first example is what "Try it out" sends: it must suit any demo document (the demo types declare no fields).
+  @ApiBody({
+    type: UpdateDocumentDto,
+    examples: {
+      metadata: {
+        summary: 'Title, description, tags and metadata',
+        value: {
+          title: 'Q3 supplier contract',
+          description: 'Signed copy, countersigned by legal on 2026-09-30.',
+          tags: ['contract', 'legal'],
+          metadata: { department: 'legal', confidential: true },
+        },
+      },
+      fields: {
+        summary: 'Custom field values (keys the document type declares)',
+        value: { fields: { amount: 1200.5, signedOn: '2026-09-30', region: 'EU' } },
+      },
+    },
+  })
   @ApiHeader({
     name: 'If-Match',
     required: false,

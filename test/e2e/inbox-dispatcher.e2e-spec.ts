@@ -147,6 +147,12 @@ describe.each(databasesUnderTest())('notification inbox: the dispatcher on %s', 
     try {
       // Events are dispatched oldest first; two recorded within one millisecond would tie.
       const first = new Date();
+      // Nobody is to hear of this one (its only recipient is its actor): it is settled even though a later event fails.
+      await recordEvent(
+        t,
+        { type: 'project.member_added', actorId: erin, projectId: project.id, subjectUserId: erin },
+        new Date(first.getTime() - 1),
+      );
       await recordEvent(
         t,
         { type: 'document.created', actorId: t.user('admin').id, projectId: project.id, documentId: document.id },

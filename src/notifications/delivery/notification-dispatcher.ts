@@ -83,39 +83,43 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     const events = await this.delivery.pendingEvents(BATCH_SIZE);
     // Events nobody is to hear of (e.g. the only participant made the change), marked together.
     const unheard: string[] = [];
-    for (const event of events) {
-      const now = this.clock.now();
-      const rows = await this.notificationsFor(event, now);
-      if (rows.length === 0) {
-        unheard.push(event.id);
-        continue;
+    try {
+      for (const event of events) {
+        const now = this.clock.now();
+        const rows = await this.notificationsFor(event, now);
+        if (rows.length === 0) {
+          unheard.push(event.id);
+          continue;
+        }
+        // Read committed: the claim locks the event's row and no gap, so writers of new events never wait.
+        const stored = await this.transactions.run(
+          async (tx) => {
+            if (!(await this.delivery.claimEvent(tx, event.id, now))) return [];
+            const inserted = await this.delivery.insertNotifications(tx, rows);
+            if (inserted !== rows.length) {
+              // Some existed (the unique index held): which rows are new is unknown, so none is published.
+              this.logger.warn(`event ${event.id} was dispatched before; kept the existing notifications`);
+              return [];
+            }
+            return rows;
+          },
+          { readCommitted: true },
+        );
+        for (const notification of stored) {
+          this.hub.publish({
+            kind: 'notification',
+            userId: notification.userId,
+            notification: NotificationDto.from(notification),
+          });
+        }
+        if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
       }
-      // Read committed: the claim locks the event's row and no gap, so writers of new events never wait.
-      const stored = await this.transactions.run(
-        async (tx) => {
-          if (!(await this.delivery.claimEvent(tx, event.id, now))) return [];
-          const inserted = await this.delivery.insertNotifications(tx, rows);
-          if (inserted !== rows.length) {
-            // Some existed (the unique index held): which rows are new is unknown, so none is published.
-            this.logger.warn(`event ${event.id} was dispatched before; kept the existing notifications`);
-            return [];
-          }
-          return rows;
-        },
-        { readCommitted: true },
-      );
-      for (const notification of stored) {
-        this.hub.publish({
-          kind: 'notification',
-          userId: notification.userId,
-          notification: NotificationDto.from(notification),
-        });
+    } finally {
+      // Also when a later event failed: what was decided before it stays decided.
+      if (unheard.length) {
+        const at = this.clock.now();
+        await this.transactions.run((tx) => this.delivery.markDispatched(tx, unheard, at), { readCommitted: true });
       }
-      if (stored.some((notification) => notification.status === 'pending')) this.onEmailsQueued?.();
-    }
-    if (unheard.length) {
-      const at = this.clock.now();
-      await this.transactions.run((tx) => this.delivery.markDispatched(tx, unheard, at), { readCommitted: true });
     }
     const full = events.length === BATCH_SIZE;
     if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
