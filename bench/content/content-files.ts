@@ -2,34 +2,8 @@
 // tests' ones (a PDF written object by object; an image of text drawn by sharp from an SVG), but
 // with many pages: a text PDF and a scanned one (each page only a JPEG of text, no text layer).
 import sharp from 'sharp';
+import { pdf, stream } from '../../test/support/content-files.js';
 import { contentText } from './content-datagen.js';
-
-/** A PDF from its objects (1-based, in order): header, objects, cross-reference table, trailer. */
-function pdf(objects: Buffer[]): Buffer {
-  const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
-  const offsets: number[] = [];
-  let length = chunks[0].length;
-  objects.forEach((object, index) => {
-    offsets.push(length);
-    const chunk = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), object, Buffer.from('\nendobj\n')]);
-    chunks.push(chunk);
-    length += chunk.length;
-  });
-  const xref =
-    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
-    offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('') +
-    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
-  chunks.push(Buffer.from(xref));
-  return Buffer.concat(chunks);
-}
-
-function stream(dictionary: string, bytes: Buffer): Buffer {
-  return Buffer.concat([
-    Buffer.from(`<< ${dictionary} /Length ${bytes.length} >>\nstream\n`),
-    bytes,
-    Buffer.from('\nendstream'),
-  ]);
-}
 
 /** Lines of about `width` characters of the bench's vocabulary (seeded: the same text every run). */
 function lines(seed: number, count: number, width: number): string[] {

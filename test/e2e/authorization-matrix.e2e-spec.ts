@@ -14,15 +14,8 @@ import { UsersService } from '../../src/users/users.service.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { addDocument, setMember } from '../support/document-fixtures.js';
 import { createTestApp, TEST_PASSWORD, type TestApp } from '../support/test-app.js';
-import {
-  ACCOUNT_CHANGES,
-  MATRIX,
-  NEW_USER,
-  PERSONAS,
-  renderMatrix,
-  type Fresh,
-  type Persona,
-} from '../support/authorization-matrix.js';
+import { ACCOUNT_CHANGES, NEW_USER } from '../support/account-changes.js';
+import { MATRIX, PERSONAS, renderMatrix, type Fresh, type Persona } from '../support/authorization-matrix.js';
 // Nest's own route metadata keys (RequestMapping writes them on every handler).
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'ALL', 'OPTIONS', 'HEAD', 'SEARCH'];
 

@@ -3,7 +3,7 @@ import JSZip from 'jszip';
 import sharp, { type Sharp } from 'sharp';
 
 /** A PDF from its objects (1-based, in order): header, objects, cross-reference table, trailer. */
-function pdf(objects: Buffer[]): Buffer {
+export function pdf(objects: Buffer[]): Buffer {
   const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
   const offsets: number[] = [];
   let length = chunks[0].length;
@@ -21,7 +21,7 @@ function pdf(objects: Buffer[]): Buffer {
   return Buffer.concat(chunks);
 }
 
-function stream(dictionary: string, bytes: Buffer): Buffer {
+export function stream(dictionary: string, bytes: Buffer): Buffer {
   return Buffer.concat([
     Buffer.from(`<< ${dictionary} /Length ${bytes.length} >>\nstream\n`),
     bytes,
