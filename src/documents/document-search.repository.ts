@@ -118,8 +118,8 @@ function visibleParts(visibility: DocumentVisibility, filters: DocumentListFilte
 }
 
 /** One SELECT (or COUNT) over `part` with the filters: FROM, WHERE and their parameters. */
-function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters): Built {
-  const built = build(dialect, filters);
+function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters, documentsIndex?: string): Built {
+  const built = build(dialect, filters, documentsIndex);
   if (part[2]) built.from = `document_counts c ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} ${built.from}`;
   built.where.push(part[0]);
   built.parameters.push(...part[1]);
@@ -197,13 +197,16 @@ interface Built {
   score?: { sql: string; parameters: unknown[]; descending: boolean };
 }
 
-function build(dialect: SqlDialect, filters: DocumentListFilters): Built {
+/** `documentsIndex`: the MariaDB index forced on documents when they are read first (not under a field sort). */
+function build(dialect: SqlDialect, filters: DocumentListFilters, documentsIndex?: string): Built {
   const where = ['d.deletedAt IS NULL'];
   const parameters: unknown[] = [];
   // A field sort walks the field's values in order, each document by primary key (the join order forced).
   let from = filters.fields?.sort
     ? `document_field_values fs ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} documents d ON d.id = fs.documentId`
-    : 'documents d';
+    : documentsIndex
+      ? `documents d FORCE INDEX (${documentsIndex})`
+      : 'documents d';
   let score: Built['score'];
   if (filters.words?.length) {
     // MariaDB searches are searchMatches()'s (pageCarriesTotal()).
@@ -376,7 +379,10 @@ function pageKeys(
   const selects: string[] = [];
   const parameters: unknown[] = [];
   for (const part of parts) {
-    const built = partQuery(dialect, part, filters);
+    // Uploads outside the member projects: by project, never the uploader's whole range (they may have many uploads inside).
+    const countsFirstIndex =
+      dialect === 'mysql' && part[2] && sort !== 'relevance' ? PROJECT_INDEX[sortColumn(sort)] : undefined;
+    const built = partQuery(dialect, part, filters, countsFirstIndex);
     let value: string;
     let order: string;
     if (sort === 'relevance') {
@@ -396,10 +402,6 @@ function pageKeys(
       const index = EVERYTHING_INDEX[sortColumn(sort)];
       if (dialect === 'mysql' && single && byFilter === undefined && index && (visibility.all || !perProject)) {
         built.from = `documents d FORCE INDEX (${index})`;
-      }
-      // Uploads outside the member projects: by project, never the uploader's whole range (they may have many uploads inside).
-      if (dialect === 'mysql' && part[2]) {
-        built.from = `document_counts c STRAIGHT_JOIN documents d FORCE INDEX (${PROJECT_INDEX[sortColumn(sort)]})`;
       }
     }
     const select = `SELECT ${value} AS v, d.id AS id FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order}`;

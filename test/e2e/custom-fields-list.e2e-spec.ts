@@ -164,6 +164,38 @@ describe.each(databasesUnderTest())('the document list by custom fields on %s', 
     };
   };
 
+  it('shows a member their own uploads outside their projects under a field filter and sort', async () => {
+    const alice = await t.login('alice');
+    const hermes = t.seed.projects[1].id;
+    const created = await sendMultipart(`${t.url}/api/documents`, alice, [
+      { name: 'title', value: 'alice elsewhere' },
+      { name: 'projectId', value: hermes },
+      { name: 'documentTypeId', value: typeA },
+      { name: 'fields', value: JSON.stringify({ amount: 7, region: 'EU' }) },
+      { name: 'file', fileName: 'f.txt', bytes: 'alice elsewhere', type: 'text/plain' },
+    ]);
+    expect(created.status).toBe(201);
+    const membership = `${t.url}/api/projects/${hermes}/members/${t.user('alice').id}`;
+    const removed = await fetch(membership, { method: 'DELETE', headers: { authorization: `Bearer ${admin}` } });
+    expect(removed.status).toBe(204);
+    try {
+      const mine = (query: string) => get(`/api/documents?documentTypeId=${typeA}&${query}`, alice);
+      const byRegion = await mine('field.region=EU');
+      expect(byRegion.status).toBe(200);
+      expect(titles(byRegion.body).sort()).toEqual(['alice elsewhere', 'doc 0', 'doc 2']);
+      expect(byRegion.body.pagination).toMatchObject({ total: 3, totalIsExact: true });
+      const byAmount = await mine('field.amount[gte]=5&field.amount[lte]=20&sort=field.amount');
+      expect(byAmount.status).toBe(200);
+      expect(titles(byAmount.body)).toEqual(['doc 0', 'alice elsewhere', 'doc 2']);
+    } finally {
+      await fetch(membership, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ role: 'contributor' }),
+      });
+    }
+  });
+
   it('reads one index range of the typed values for a filter and for a sort', async () => {
     // Enough rows that a scan would cost more than the index range: every one has an amount, half a region.
     const base = Date.now() - 86_400_000;
