@@ -38,8 +38,9 @@ export class PublicSharesController {
       'download link instead (?download=true always gets the file). Every link that cannot serve (unknown, expired, ' +
       'revoked, used up, its document in the trash) answers the same 404. A password-protected link wants ' +
       'X-Share-Password: 401 when missing or wrong (after the same argon2 check), 429 after too many attempts from ' +
-      'one address (the LOGIN_RATE_*_PER_USERNAME limits). Each download counts against maxDownloads and is ' +
-      'audited (share.accessed); the sharer may turn on the share.accessed notification.',
+      'one address (the LOGIN_RATE_*_PER_USERNAME limits). Each download is counted and audited (share.accessed): ' +
+      'on a link with maxDownloads before the file is sent, on others while it is sent (committed within ' +
+      'milliseconds, flushed on a clean stop). The sharer may turn on the share.accessed notification.',
   })
   @ApiParam({
     name: 'link',

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { AuditContext } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.js';
+import { describeForLog } from '../common/errors/error-mapping.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { ContentVersion } from '../documents/document-files.service.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
@@ -26,15 +27,16 @@ interface Waiting extends ShareDownload {
 }
 
 /**
- * Counts downloads through share links. Each download waits for the commit of a transaction that
- * counts it against maxDownloads and records its audit event (share.accessed) and outbox event;
- * downloads that arrive while such a transaction is committing share the next one (group commit),
- * so concurrent downloads lock the audit chain's head once per transaction, not once each.
+ * Counts downloads through share links: a transaction counts each (against maxDownloads) and records
+ * its audit event (share.accessed) and outbox event; downloads that arrive while one commits share
+ * the next (group commit), so the audit chain's head is locked once per batch. A limited link's
+ * download waits for that commit (count); any other is served meanwhile (record).
  */
 @Injectable()
-export class ShareDownloads {
+export class ShareDownloads implements OnModuleDestroy {
+  private readonly logger = new Logger('ShareDownloads');
   private waiting: Waiting[] = [];
-  private committing = false;
+  private committing: Promise<void> | undefined;
 
   constructor(
     private readonly shares: SharesRepository,
@@ -50,12 +52,32 @@ export class ShareDownloads {
         ...download,
         settle: (counted) => (counted instanceof Error ? reject(counted) : resolve(counted)),
       });
-      if (!this.committing) void this.commitWaiting();
+      this.committing ??= this.commitWaiting();
     });
   }
 
+  /** Counts and audits a download of a link without a limit in the next batch, while the file is sent. */
+  record(download: ShareDownload): void {
+    this.count(download).catch((error: unknown) =>
+      this.logger.error({
+        msg: 'a share download was not recorded',
+        shareId: download.link.id,
+        err: describeForLog(error),
+      }),
+    );
+  }
+
+  /** Resolves once every download handed over so far is committed (or failed). */
+  async settled(): Promise<void> {
+    while (this.committing) await this.committing;
+  }
+
+  /** A clean stop records every download already served (before the data source closes). */
+  onModuleDestroy(): Promise<void> {
+    return this.settled();
+  }
+
   private async commitWaiting(): Promise<void> {
-    this.committing = true;
     try {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, MAX_BATCH);
@@ -72,7 +94,7 @@ export class ShareDownloads {
         }
       }
     } finally {
-      this.committing = false;
+      this.committing = undefined;
     }
   }
 

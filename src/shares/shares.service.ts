@@ -165,8 +165,9 @@ export class SharesService {
   /**
    * The file a link serves, for anyone holding its token: 404 share_not_found alike for every link
    * that cannot serve; a password-protected link wants its password (401 after the argon2 check,
-   * 429 past the attempts per link and address). `download` counts the use against maxDownloads
-   * and tells the sharer (share.accessed), in one transaction with its audit event (ShareDownloads).
+   * 429 past the attempts per link and address). `download` counts the use (against maxDownloads
+   * before serving, if the link has one) and tells the sharer (share.accessed), in one transaction
+   * with its audit event (ShareDownloads).
    */
   async open(
     token: string,
@@ -191,7 +192,9 @@ export class SharesService {
       await this.audit.recordAlone(audit, { action: 'share.viewed', targetType: 'share', targetId: link.id });
       return content;
     }
-    if (!(await this.downloads.count({ link, content, audit, now }))) throw unavailable();
+    // Only a limit needs the count before the bytes; other downloads are recorded while they are sent.
+    if (link.maxDownloads === null) this.downloads.record({ link, content, audit, now });
+    else if (!(await this.downloads.count({ link, content, audit, now }))) throw unavailable();
     return content;
   }
 

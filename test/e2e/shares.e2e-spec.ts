@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShareDownloads } from '../../src/shares/share-downloads.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { expectError } from '../support/expect-error.js';
 import { waitFor } from '../support/inbox.js';
@@ -142,20 +143,29 @@ describe.each(databasesUnderTest())('share links on %s', (kind) => {
 
   it('audits every use and tells the sharer only through an event they may turn on', async () => {
     const { id, token } = await share();
-    expect((await openShare(t, token)).status).toBe(200);
+    const served = await Promise.all([1, 2, 3].map(() => openShare(t, token)));
+    expect(served.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // A link without a limit is served first; its downloads are recorded in the next group commit.
+    await t.app.get(ShareDownloads).settled();
     const audited = await t.dataSource.query<{ action: string; actorId: string | null }[]>(
-      'SELECT action, actorId FROM audit_events WHERE targetId = ? ORDER BY at',
+      'SELECT action, actorId FROM audit_events WHERE targetId = ? ORDER BY sequence',
       [id],
     );
     expect(audited).toEqual([
       { action: 'share.created', actorId: t.user('alice').id },
       { action: 'share.accessed', actorId: null },
+      { action: 'share.accessed', actorId: null },
+      { action: 'share.accessed', actorId: null },
     ]);
+    const listed = await request(t.url)
+      .get(`/api/documents/${documentId}/shares`)
+      .set('authorization', `Bearer ${tokens.alice}`);
+    expect(listed.body.shares.find((link: { id: string }) => link.id === id)).toMatchObject({ downloads: 3 });
     const events = await t.dataSource.query<{ subjectUserId: string }[]>(
       "SELECT subjectUserId FROM outbox_events WHERE type = 'share.accessed' AND payload LIKE ?",
       [`%${id}%`],
     );
-    expect(events).toEqual([{ subjectUserId: t.user('alice').id }]);
+    expect(events).toEqual([1, 2, 3].map(() => ({ subjectUserId: t.user('alice').id })));
     const preferences = await request(t.url)
       .get('/api/notifications/preferences')
       .set('authorization', `Bearer ${tokens.alice}`);
