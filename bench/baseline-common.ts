@@ -179,6 +179,9 @@ export const db: Db =
 
 /** Both databases give DATETIME(3) as 'YYYY-MM-DD HH:MM:SS.mmm' (UTC); the API's form is ISO with Z. */
 export const iso = (stored: string) => `${stored.slice(0, 10)}T${stored.slice(11)}Z`;
+
+/** A JSON column as the API shows it (MariaDB's JSON is text to mysql2, as SQLite's); null stays null. */
+export const jsonColumn = (stored: unknown): unknown => (typeof stored === 'string' ? JSON.parse(stored) : stored);
 export const stored = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
 
 export class HttpError extends Error {

@@ -7,7 +7,18 @@
 // the page's content states with the texts from document_contents; snippets by the service's own pure
 // helper (src/content/snippets.ts). The SQL is written out here, not imported; the bench checks on
 // MariaDB that both servers send the same statements (content-phase.ts).
-import { authenticate, createApp, db, holds, HttpError, iso, kind, listen, type Caller } from '../baseline-common.js';
+import {
+  authenticate,
+  createApp,
+  db,
+  holds,
+  HttpError,
+  iso,
+  jsonColumn,
+  kind,
+  listen,
+  type Caller,
+} from '../baseline-common.js';
 import { snippet } from '../../src/content/snippets.js';
 
 type Row = Record<string, unknown>;
@@ -27,12 +38,19 @@ function documentJson(row: Row) {
     status: row.status,
     tags: JSON.parse(row.tags as string) as string[],
     metadata: JSON.parse(row.metadata as string) as unknown,
+    fields: jsonColumn(row.fields) ?? {},
     uploadedBy: row.uploadedBy,
     createdAt: iso(row.createdAt as string),
     updatedAt: iso(row.updatedAt as string),
     sha256: row.sha256,
   };
 }
+
+/** The page's content states, joined as the service's list statement joins them. */
+const CONTENT_COLUMNS = ['status', 'pages', 'characters', 'extractedAt', 'error']
+  .map((field) => `dc.${field} AS content_${field}`)
+  .join(', ');
+const CONTENT_JOIN = 'LEFT JOIN document_contents dc ON dc.documentId = d.id AND dc.version = d.currentVersion';
 
 const WORDS = /[\p{L}\p{N}\p{M}]+/gu;
 
@@ -148,7 +166,7 @@ async function searchPage(caller: Caller, everything: boolean, words: string[], 
       `FROM (${matches}) m JOIN documents d ON d.id = m.documentId WHERE d.deletedAt IS NULL`;
     const keys = `SELECT x.id, x.total, x.relevance AS v FROM (${found}) x ORDER BY x.relevance DESC, x.id ASC LIMIT ? OFFSET ?`;
     return db.all<Row>(
-      `SELECT STRAIGHT_JOIN d.*, p.total AS listTotal FROM (${keys}) p JOIN documents d ON d.id = p.id ORDER BY p.v DESC, p.id ASC`,
+      `SELECT STRAIGHT_JOIN d.*, ${CONTENT_COLUMNS}, p.total AS listTotal FROM (${keys}) p JOIN documents d ON d.id = p.id ${CONTENT_JOIN} ORDER BY p.v DESC, p.id ASC`,
       [...parameters, take, offset],
     );
   }
@@ -170,7 +188,7 @@ async function searchPage(caller: Caller, everything: boolean, words: string[], 
   const keys = `SELECT bm25(documents_fts) AS v, d.id AS id FROM ${from} WHERE ${where.join(' AND ')} ORDER BY v ASC, d.id ASC LIMIT ? OFFSET ?`;
   const total = `(SELECT COUNT(*) FROM (SELECT 1 FROM ${from} WHERE ${where.join(' AND ')}) m)`;
   return db.all<Row>(
-    `SELECT d.*, ${total} AS listTotal FROM (${keys}) p JOIN documents d ON d.id = p.id ORDER BY p.v ASC, p.id ASC`,
+    `SELECT d.*, ${CONTENT_COLUMNS}, ${total} AS listTotal FROM (${keys}) p JOIN documents d ON d.id = p.id ${CONTENT_JOIN} ORDER BY p.v ASC, p.id ASC`,
     [...parameters, ...parameters, take, offset],
   );
 }
