@@ -265,6 +265,7 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 86_400) WEBHOOK_RETRY_BASE_SECONDS = 30;
   @IntegerVariable(1, 100) WEBHOOK_MAX_ATTEMPTS = 13;
   @IntegerVariable(1, 10_000) WEBHOOK_DISABLE_AFTER = 50;
+  @IntegerVariable(1, 100_000) WEBHOOK_MAX_PER_SECOND = 250;
   @BooleanVariable() WEBHOOK_ALLOW_HTTP = false;
   @ParsedVariable(parseHostList) WEBHOOK_ALLOWED_HOSTS: string[] = [];
 }

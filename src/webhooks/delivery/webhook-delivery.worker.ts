@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { setTimeout as delay } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { AuditTrail } from '../../audit/audit-trail.js';
 import { CLI_AUDIT_CONTEXT } from '../../audit/audit-context.js';
@@ -15,7 +16,8 @@ import { WebhooksRepository, type AttemptOutcome } from '../webhooks.repository.
 import { sendMessage, type SendOutcome } from './webhook-sender.js';
 
 const POLL_MS = 1_000;
-const BATCH_SIZE = 100;
+/** Deliveries start in slices of a tenth of a second (WEBHOOK_MAX_PER_SECOND / 10 each). */
+const SLICE_MS = 100;
 const PARALLEL_SENDS = 32;
 /** Longest wait between two attempts. */
 const MAX_DELAY_SECONDS = 6 * 3600;
@@ -61,13 +63,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   }
 
   /**
-   * One batch of due deliveries, sent in parallel; outcomes are recorded as they come, those that
-   * finished while a write was under way together in the next transaction (a slow receiver delays
-   * no one else's record). Answers whether a full batch was found.
+   * One slice of due deliveries (WEBHOOK_MAX_PER_SECOND / 10), sent in parallel; outcomes are
+   * recorded as they come, those that finished while a write was under way together in the next
+   * transaction (a slow receiver delays no one else's record). A full slice takes at least 100 ms,
+   * so the instance starts at most WEBHOOK_MAX_PER_SECOND a second. Answers whether it was full.
    */
   async deliverBatch(): Promise<boolean> {
+    const started = performance.now();
+    const sliceSize = Math.ceil((this.config.maxPerSecond * SLICE_MS) / 1000);
     const now = this.clock.now();
-    const due = await this.hooks.dueDeliveries(BATCH_SIZE, now);
+    const due = await this.hooks.dueDeliveries(sliceSize, now);
     if (due.length === 0) return false;
     // Longer than any attempt: a worker that dies mid-send leaves the delivery due again after it.
     const leaseUntil = new Date(now.getTime() + this.config.timeoutSeconds * 1000 + 60_000);
@@ -91,7 +96,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
         }),
       ),
     );
-    return due.length === BATCH_SIZE;
+    const full = due.length === sliceSize;
+    if (full) await delay(Math.max(0, started + SLICE_MS - performance.now()));
+    return full;
   }
 
   private async attempt(
