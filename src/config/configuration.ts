@@ -159,7 +159,7 @@ export const webhooksConfig = configNamespace('webhooks', (env) => ({
   maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
   /** A hook whose last this-many finished deliveries all failed is disabled. */
   disableAfter: env.WEBHOOK_DISABLE_AFTER,
-  /** Deliveries this instance starts per second at most, in tenths of a second (the API keeps its share of the CPU). */
+  /** Deliveries this instance starts per second at most, in 50 ms slices (the API keeps its share of the CPU). */
   maxPerSecond: env.WEBHOOK_MAX_PER_SECOND,
   /** Accept http:// receivers (development only). */
   allowHttp: env.WEBHOOK_ALLOW_HTTP,

@@ -11,10 +11,9 @@ const IN_CHUNK = 500;
 
 /** Every statement of the webhooks feature: hooks, their delivery log, and the outbox's webhook marker. */
 /** What an attempt leaves on its delivery. */
-export type AttemptOutcome = Pick<
-  WebhookDelivery,
-  'status' | 'nextAttemptAt' | 'responseStatus' | 'durationMs' | 'lastError' | 'finishedAt'
->;
+const OUTCOME_FIELDS = ['status', 'nextAttemptAt', 'responseStatus', 'durationMs', 'lastError', 'finishedAt'] as const;
+
+export type AttemptOutcome = Pick<WebhookDelivery, (typeof OUTCOME_FIELDS)[number]>;
 
 @Injectable()
 export class WebhooksRepository {
@@ -199,7 +198,16 @@ export class WebhooksRepository {
 
   /** Records attempts' outcomes (one UPDATE each); `nextAttemptAt` null ends a delivery (with `status`). */
   async recordAttempts(tx: Tx, outcomes: { id: string; fields: AttemptOutcome }[]): Promise<void> {
-    for (const { id, fields } of outcomes) await tx.getRepository(WebhookDelivery).update({ id }, fields);
+    // One fixed UPDATE text per outcome: building an update per row cost more than running it (SQLite runs it on the event loop).
+    const metadata = tx.connection.getMetadata(WebhookDelivery);
+    const columns = OUTCOME_FIELDS.map((field) => metadata.findColumnWithPropertyName(field)!);
+    const sql = `UPDATE webhook_deliveries SET ${columns.map((column) => `${column.databaseName} = ?`).join(', ')} WHERE id = ?`;
+    for (const { id, fields } of outcomes) {
+      const values = columns.map((column) =>
+        tx.connection.driver.preparePersistentValue(column.getEntityValue(fields), column),
+      );
+      await tx.query(sql, [...values, id]);
+    }
   }
 
   /** Statuses of the hook's last `count` finished deliveries, newest first. */

@@ -1,4 +1,4 @@
-// WEBHOOK_MAX_PER_SECOND: the delivery worker starts at most a tenth of it per 100 ms slice, so
+// WEBHOOK_MAX_PER_SECOND: the delivery worker starts at most a twentieth of it per 50 ms slice, so
 // a backlog drains at a bounded rate and requests keep their share of the CPU.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery/webhook-delivery.worker.js';
@@ -17,7 +17,7 @@ describe.each(databasesUnderTest())('webhook delivery pacing on %s', (kind) => {
     t = await createTestApp(kind, {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-      WEBHOOK_MAX_PER_SECOND: '20',
+      WEBHOOK_MAX_PER_SECOND: '40',
     });
   });
 
@@ -26,7 +26,7 @@ describe.each(databasesUnderTest())('webhook delivery pacing on %s', (kind) => {
     await receiver?.close();
   });
 
-  it('sends WEBHOOK_MAX_PER_SECOND / 10 deliveries per slice, and says when more are due', async () => {
+  it('sends WEBHOOK_MAX_PER_SECOND / 20 deliveries per slice, and says when more are due', async () => {
     const worker = t.app.get(WebhookDeliveryWorker);
     // Only the slices this test runs send anything.
     await worker.onModuleDestroy();

@@ -16,8 +16,8 @@ import { WebhooksRepository, type AttemptOutcome } from '../webhooks.repository.
 import { sendMessage, type SendOutcome } from './webhook-sender.js';
 
 const POLL_MS = 1_000;
-/** Deliveries start in slices of a tenth of a second (WEBHOOK_MAX_PER_SECOND / 10 each). */
-const SLICE_MS = 100;
+/** Deliveries start in slices of 50 ms (WEBHOOK_MAX_PER_SECOND / 20 each). */
+const SLICE_MS = 50;
 const PARALLEL_SENDS = 32;
 /** Longest wait between two attempts. */
 const MAX_DELAY_SECONDS = 6 * 3600;
@@ -63,9 +63,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
   }
 
   /**
-   * One slice of due deliveries (WEBHOOK_MAX_PER_SECOND / 10), sent in parallel; outcomes are
+   * One slice of due deliveries (WEBHOOK_MAX_PER_SECOND / 20), sent in parallel; outcomes are
    * recorded as they come, those that finished while a write was under way together in the next
-   * transaction (a slow receiver delays no one else's record). A full slice takes at least 100 ms,
+   * transaction (a slow receiver delays no one else's record). A full slice takes at least 50 ms,
    * so the instance starts at most WEBHOOK_MAX_PER_SECOND a second. Answers whether it was full.
    */
   async deliverBatch(): Promise<boolean> {
