@@ -118,8 +118,8 @@ function visibleParts(visibility: DocumentVisibility, filters: DocumentListFilte
 }
 
 /** One SELECT (or COUNT) over `part` with the filters: FROM, WHERE and their parameters. */
-function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters, documentsIndex?: string): Built {
-  const built = build(dialect, filters, documentsIndex);
+function partQuery(dialect: SqlDialect, part: Predicate, filters: DocumentListFilters, read?: DocumentsRead): Built {
+  const built = build(dialect, filters, read);
   if (part[2]) built.from = `document_counts c ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} ${built.from}`;
   built.where.push(part[0]);
   built.parameters.push(...part[1]);
@@ -197,16 +197,23 @@ interface Built {
   score?: { sql: string; parameters: unknown[]; descending: boolean };
 }
 
-/** `documentsIndex`: the MariaDB index forced on documents when they are read first (not under a field sort). */
-function build(dialect: SqlDialect, filters: DocumentListFilters, documentsIndex?: string): Built {
+/** How a part reads documents: its index (MariaDB), and whether each one's values are probed in that order (documents-first). */
+interface DocumentsRead {
+  index?: string;
+  walk?: boolean;
+}
+
+/** The join that keeps the order written: MariaDB's STRAIGHT_JOIN, SQLite's CROSS JOIN. */
+const straightJoin = (dialect: SqlDialect) => (dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN');
+
+function build(dialect: SqlDialect, filters: DocumentListFilters, read: DocumentsRead = {}): Built {
   const where = ['d.deletedAt IS NULL'];
   const parameters: unknown[] = [];
+  const documents = read.index ? `documents d FORCE INDEX (${read.index})` : 'documents d';
   // A field sort walks the field's values in order, each document by primary key (the join order forced).
   let from = filters.fields?.sort
-    ? `document_field_values fs ${dialect === 'mysql' ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} documents d ON d.id = fs.documentId`
-    : documentsIndex
-      ? `documents d FORCE INDEX (${documentsIndex})`
-      : 'documents d';
+    ? `document_field_values fs ${straightJoin(dialect)} ${documents} ON d.id = fs.documentId`
+    : documents;
   let score: Built['score'];
   if (filters.words?.length) {
     // MariaDB searches are searchMatches()'s (pageCarriesTotal()).
@@ -240,29 +247,38 @@ function build(dialect: SqlDialect, filters: DocumentListFilters, documentsIndex
     where.push('d.updatedAt <= ?');
     parameters.push(filters.updatedTo);
   }
-  if (filters.fields) from = withFieldJoins(from, where, parameters, filters.fields);
+  if (filters.fields) {
+    from = withFieldJoins(from, where, parameters, filters.fields, read.walk ? straightJoin(dialect) : 'JOIN');
+  }
   return { from, where, parameters, score };
 }
 
 /**
  * Custom fields: one join of document_field_values per field filtered or sorted on (fs: the sort's, first),
- * its fieldId and value conditions in WHERE, so that each reads its (fieldId, value, documentId) index.
+ * its fieldId and value conditions in WHERE, so that each reads its (fieldId, value, documentId) index
+ * (or, joined by `join` STRAIGHT_JOIN after the documents, its primary key for each document in turn).
  */
-function withFieldJoins(from: string, where: string[], parameters: unknown[], terms: FieldListTerms): string {
+function withFieldJoins(
+  from: string,
+  where: string[],
+  parameters: unknown[],
+  terms: FieldListTerms,
+  join: string,
+): string {
   const aliases = new Map<string, string>();
-  const join = (fieldId: string, alias = `f${aliases.size}`) => {
+  const joined = (fieldId: string, alias = `f${aliases.size}`) => {
     const known = aliases.get(fieldId);
     if (known) return known;
     aliases.set(fieldId, alias);
     // fs, the sort's, is already in FROM (build()).
-    if (alias !== 'fs') from += ` JOIN document_field_values ${alias} ON ${alias}.documentId = d.id`;
+    if (alias !== 'fs') from += ` ${join} document_field_values ${alias} ON ${alias}.documentId = d.id`;
     where.push(`${alias}.fieldId = ?`);
     parameters.push(fieldId);
     return alias;
   };
-  if (terms.sort) join(terms.sort.fieldId, 'fs');
+  if (terms.sort) joined(terms.sort.fieldId, 'fs');
   for (const { fieldId, column, op, value } of terms.filters) {
-    where.push(`${join(fieldId)}.${column} ${op} ?`);
+    where.push(`${joined(fieldId)}.${column} ${op} ?`);
     parameters.push(value);
   }
   return from;
@@ -348,6 +364,24 @@ const PROJECT_INDEX: Record<string, string> = {
   title: 'IDX_documents_project_title',
 };
 
+/**
+ * The index a documents-first page walks (one type's documents in updatedAt order), or undefined
+ * where it does not apply: another sort, a field sort, or members beyond MAX_MERGED_PROJECTS (a semi-join).
+ */
+function walkIndex(
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+  sort: DocumentSort,
+  perProject: boolean,
+) {
+  if ((sort !== 'updatedAt' && sort !== '-updatedAt') || filters.fields?.sort || filters.documentTypeId === undefined) {
+    return undefined;
+  }
+  // Every part of a member's page is in one project (a member project, or an upload's: d.projectId = c.projectId).
+  if (filters.projectId !== undefined || (!visibility.all && perProject)) return 'IDX_documents_project_type_list';
+  return visibility.all ? 'IDX_documents_type_list' : undefined;
+}
+
 /** The order of a page's keys (v: the sort value or the relevance, id) in `alias` ('': a union's own columns). */
 function keyOrder(dialect: SqlDialect, alias: string, sort: DocumentSort): string {
   const of = alias ? `${alias}.` : '';
@@ -371,18 +405,29 @@ function pageKeys(
   take: number,
   offset: number,
   after?: DocumentListPosition,
+  documentsFirst = false,
 ): Predicate | undefined {
   const perProject = sort !== 'relevance' && !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
   const parts = visibleParts(visibility, filters, perProject);
   if (parts.length === 0) return undefined;
   const single = parts.length === 1;
+  const walk = documentsFirst ? walkIndex(visibility, filters, sort, perProject) : undefined;
+  /** How `part` reads documents: MariaDB is told the index; SQLite's planner finds it from the WHERE and ORDER BY. */
+  const readOf = (part: Predicate): DocumentsRead => {
+    if (walk) return { index: dialect === 'mysql' ? walk : undefined, walk: true };
+    if (dialect !== 'mysql' || sort === 'relevance') return {};
+    // One range over everything (or a semi-join): walk the sort's index, not a filter's.
+    const byFilter = filters.projectId ?? filters.uploadedBy ?? filters.documentTypeId ?? filters.fields;
+    const index = EVERYTHING_INDEX[sortColumn(sort)];
+    if (single && byFilter === undefined && index && (visibility.all || !perProject)) return { index };
+    // Uploads outside the member projects: by project, never the uploader's whole range (they may have many uploads inside).
+    if (part[2] && !filters.fields?.sort) return { index: PROJECT_INDEX[sortColumn(sort)] };
+    return {};
+  };
   const selects: string[] = [];
   const parameters: unknown[] = [];
   for (const part of parts) {
-    // Uploads outside the member projects: by project, never the uploader's whole range (they may have many uploads inside).
-    const countsFirstIndex =
-      dialect === 'mysql' && part[2] && sort !== 'relevance' ? PROJECT_INDEX[sortColumn(sort)] : undefined;
-    const built = partQuery(dialect, part, filters, countsFirstIndex);
+    const built = partQuery(dialect, part, filters, readOf(part));
     let value: string;
     let order: string;
     if (sort === 'relevance') {
@@ -396,12 +441,6 @@ function pageKeys(
         const [condition, values] = afterPosition('d', sort, filters, after);
         built.where.push(condition);
         built.parameters.push(...values);
-      }
-      // One range over everything (or a semi-join): walk the sort's index, not a filter's.
-      const byFilter = filters.projectId ?? filters.uploadedBy ?? filters.documentTypeId ?? filters.fields;
-      const index = EVERYTHING_INDEX[sortColumn(sort)];
-      if (dialect === 'mysql' && single && byFilter === undefined && index && (visibility.all || !perProject)) {
-        built.from = `documents d FORCE INDEX (${index})`;
       }
     }
     const select = `SELECT ${value} AS v, d.id AS id FROM ${built.from} WHERE ${built.where.join(' AND ')} ORDER BY ${order}`;
@@ -446,6 +485,7 @@ export function documentListStatement(
   take: number,
   offset: number,
   after?: DocumentListPosition,
+  plan?: FieldFilterPlan,
 ): [string, unknown[]] | undefined {
   let keys: Predicate | undefined;
   let total: Predicate;
@@ -453,8 +493,8 @@ export function documentListStatement(
     keys = searchPageStatement(visibility, filters, sort, take, offset, after);
     total = ['p.total', []];
   } else {
-    keys = pageKeys(dialect, visibility, filters, sort, take, offset, after);
-    total = documentTotalExpression(dialect, visibility, filters);
+    keys = pageKeys(dialect, visibility, filters, sort, take, offset, after, plan?.documentsFirst);
+    total = plan ? ['?', [plan.matches]] : documentTotalExpression(dialect, visibility, filters);
   }
   if (!keys) return undefined;
   // MariaDB: the keys first, then each row by primary key, sorted on the keys alone.
@@ -483,6 +523,67 @@ export function documentTotalStatement(
   }
   const [sql, parameters] = documentTotalExpression(dialect, visibility, filters);
   return [`SELECT ${sql} AS listTotal`, parameters];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Custom field filters: which way a page reads (bench/README.md "Custom field filters").
+
+/** A page filtered by custom fields, planned from its match count read before it (fieldFilterCountsStatement()). */
+export interface FieldFilterPlan {
+  /** The matches counted up to COUNT_CAP + 1: the page's total. */
+  matches: number;
+  /** Walk the type's documents in list order, probing each one's values (walksDocuments()). */
+  documentsFirst: boolean;
+}
+
+/** Field filters without a field sort or a search, in the updatedAt order the type's indexes keep: planned. */
+export function plansFieldFilters(filters: DocumentListFilters, sort: DocumentSort): boolean {
+  return (
+    (filters.fields?.filters.length ?? 0) > 0 &&
+    !filters.fields?.sort &&
+    !filters.words?.length &&
+    (sort === 'updatedAt' || sort === '-updatedAt')
+  );
+}
+
+/**
+ * The field filters' matches up to COUNT_CAP + 1 and the visible documents of the type (kept counts).
+ * A member's matches are counted per project (each part up to the cap), so that each part reads the
+ * fewer of its project's documents of the type and the field's values (not every value with a membership check).
+ */
+export function fieldFilterCountsStatement(
+  dialect: SqlDialect,
+  visibility: DocumentVisibility,
+  filters: DocumentListFilters,
+): [string, unknown[]] {
+  const perProject = !visibility.all && visibility.projectIds.length <= MAX_MERGED_PROJECTS;
+  const selects: string[] = [];
+  const parameters: unknown[] = [];
+  for (const part of visibleParts(visibility, filters, perProject)) {
+    const { from, where, parameters: values } = partQuery(dialect, part, filters);
+    const select = `SELECT 1 AS one FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`;
+    selects.push(dialect === 'mysql' ? `(${select})` : `SELECT * FROM (${select})`);
+    parameters.push(...values, COUNT_CAP + 1);
+  }
+  const matches = selects.length
+    ? `(SELECT COUNT(*) FROM (SELECT 1 FROM (${selects.join(' UNION ALL ')}) u LIMIT ?) m)`
+    : '0';
+  if (selects.length) parameters.push(COUNT_CAP + 1);
+  const { projectId, documentTypeId } = filters;
+  const [typed, typedParameters] = documentTotalExpression(dialect, visibility, { projectId, documentTypeId });
+  return [`SELECT ${matches} AS matches, ${typed} AS typeDocuments`, [...parameters, ...typedParameters]];
+}
+
+/** Index entries a walk may read per match counted: at the cap, a broad filter's matches are many more (bench/README.md). */
+export const WALK_RATIO = 4;
+
+/**
+ * Documents-first reads about rows × typeDocuments / matches entries of the type's index, probing
+ * each one's values by primary key, and stops; value-first reads every match (at least `matches`,
+ * the capped count) and sorts them. The walk is taken while it reads at most WALK_RATIO × matches.
+ */
+export function walksDocuments(matches: number, typeDocuments: number, rows: number): boolean {
+  return rows * typeDocuments <= WALK_RATIO * matches * matches;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -692,8 +793,9 @@ export class DocumentSearchRepository {
   }
 
   /**
-   * One page of the list (documentListStatement: one statement for the rows and the total) and
-   * its total; `totalIsExact` is false only when a capped count (COUNT_CAP) reached its cap.
+   * One page of the list (documentListStatement: one statement for the rows and the total; field
+   * filters count first, fieldFilterPlan()) and its total; `totalIsExact` is false only when a
+   * capped count (COUNT_CAP) reached its cap.
    */
   async page(
     visibility: DocumentVisibility,
@@ -704,10 +806,17 @@ export class DocumentSearchRepository {
     after?: DocumentListPosition,
   ): Promise<{ documents: Document[]; contents: ListedContent[]; total: number; totalIsExact: boolean }> {
     if (pageCarriesTotal(this.dialect, filters)) visibility = await this.searchVisibility(visibility, filters);
-    const statement = documentListStatement(this.dialect, visibility, filters, sort, take, offset, after);
+    const plan = plansFieldFilters(filters, sort)
+      ? await this.fieldFilterPlan(visibility, filters, offset + take)
+      : undefined;
+    const statement =
+      plan?.matches === 0
+        ? undefined
+        : documentListStatement(this.dialect, visibility, filters, sort, take, offset, after, plan);
     const rows = statement ? await this.dataSource.query<Record<string, unknown>[]>(...statement) : [];
     let counted: number;
-    if (rows.length > 0) counted = Number(rows[0].listTotal);
+    if (plan) counted = plan.matches;
+    else if (rows.length > 0) counted = Number(rows[0].listTotal);
     // Nothing visible, or nothing on the first page: nothing matches.
     else if (!statement || (offset === 0 && !after)) counted = 0;
     else {
@@ -734,6 +843,19 @@ export class DocumentSearchRepository {
 
   async trashPage(everything: boolean, userId: string, take: number, offset: number): Promise<Document[]> {
     return this.load(await this.dataSource.query(...trashPageStatement(everything, userId, take, offset)));
+  }
+
+  /** The field filters' total and which way their page reads (walksDocuments()). */
+  private async fieldFilterPlan(
+    visibility: DocumentVisibility,
+    filters: DocumentListFilters,
+    rows: number,
+  ): Promise<FieldFilterPlan> {
+    const [row] = await this.dataSource.query<{ matches: unknown; typeDocuments: unknown }[]>(
+      ...fieldFilterCountsStatement(this.dialect, visibility, filters),
+    );
+    const matches = Number(row?.matches ?? 0);
+    return { matches, documentsFirst: walksDocuments(matches, Number(row?.typeDocuments ?? 0), rows) };
   }
 
   /** The MariaDB search's visibility, with `byTokens` when the caller's tokens name few documents (MAX_SCOPED_DOCUMENTS). */

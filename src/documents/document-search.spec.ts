@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeDocumentCursor, encodeDocumentCursor } from './document-cursor.js';
 import { searchWords } from './documents.service.js';
-import { fullTextQuery } from './document-search.repository.js';
+import { COUNT_CAP, fullTextQuery, plansFieldFilters, walksDocuments } from './document-search.repository.js';
 
 const ID = '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f';
 
@@ -35,5 +35,35 @@ describe('document cursor', () => {
     expect(() => decodeDocumentCursor(bad, '-updatedAt')).toThrow(/cursor/);
     expect(() => decodeDocumentCursor('not a cursor', '-updatedAt')).toThrow(/cursor/);
     expect(() => decodeDocumentCursor(Buffer.from('[1]').toString('base64url'), '-updatedAt')).toThrow(/cursor/);
+  });
+});
+
+describe('the plan of a page filtered by custom fields', () => {
+  const region = { fieldId: ID, column: 'textValue' as const, op: '=' as const, value: 'north' };
+
+  it('walks the documents when the matches are a good share of the type, reads the values when they are few', () => {
+    // 1M bench: a quarter of 125,000 (counted up to the cap), a member's 316 of 1,250; 298 of 125,000 stays value-first.
+    expect(walksDocuments(COUNT_CAP + 1, 125_000, 21)).toBe(true);
+    expect(walksDocuments(316, 1_250, 21)).toBe(true);
+    expect(walksDocuments(298, 125_000, 21)).toBe(false);
+    expect(walksDocuments(5, 1_250, 21)).toBe(false);
+    // Deeper pages walk further: the same share stops paying.
+    expect(walksDocuments(316, 1_250, 401)).toBe(false);
+  });
+
+  it('plans field filters in updatedAt order only, without a field sort or a search', () => {
+    const fields = { filters: [region] };
+    expect(plansFieldFilters({ fields }, '-updatedAt')).toBe(true);
+    expect(plansFieldFilters({ fields }, 'updatedAt')).toBe(true);
+    expect(plansFieldFilters({ fields }, 'title')).toBe(false);
+    expect(plansFieldFilters({ fields, words: ['report'] }, '-updatedAt')).toBe(false);
+    expect(
+      plansFieldFilters(
+        { fields: { ...fields, sort: { fieldId: ID, column: 'numberValue', descending: false } } },
+        '-updatedAt',
+      ),
+    ).toBe(false);
+    expect(plansFieldFilters({ fields: { filters: [] } }, '-updatedAt')).toBe(false);
+    expect(plansFieldFilters({}, '-updatedAt')).toBe(false);
   });
 });

@@ -36,6 +36,7 @@ import { Webhooks1763800000145 } from './1763800000145-Webhooks.js';
 import { SavedSearches1763800000146 } from './1763800000146-SavedSearches.js';
 import { CustomFields1763800000150 } from './1763800000150-CustomFields.js';
 import { AuditChainHeadTrigger1763800000160 } from './1763800000160-AuditChainHeadTrigger.js';
+import { FieldFilterListIndexes1763800000170 } from './1763800000170-FieldFilterListIndexes.js';
 import { rerunnable } from './rerunnable.js';
 
 /** Every migration, oldest first: the schema is created by these alone (never by synchronize). */
@@ -78,4 +79,5 @@ export const MIGRATIONS = [
   SavedSearches1763800000146,
   CustomFields1763800000150,
   AuditChainHeadTrigger1763800000160,
+  FieldFilterListIndexes1763800000170,
 ].map((migration) => rerunnable(migration));

@@ -18,6 +18,9 @@ export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 @Index('IDX_documents_project_title', ['projectId', 'deletedAt', 'title', 'id'])
 @Index('IDX_documents_deleted_created', ['deletedAt', 'createdAt', 'id'])
 @Index('IDX_documents_deleted_title', ['deletedAt', 'title', 'id'])
+// One type's documents in list order, for custom field filters (migration FieldFilterListIndexes).
+@Index('IDX_documents_type_list', ['documentTypeId', 'deletedAt', 'updatedAt', 'id'])
+@Index('IDX_documents_project_type_list', ['projectId', 'documentTypeId', 'deletedAt', 'updatedAt', 'id'])
 export class Document {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
