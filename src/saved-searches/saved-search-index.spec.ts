@@ -34,8 +34,8 @@ function documentFacts(fields: Partial<DocumentFacts> = {}): DocumentFacts {
     title: 'Supplier contract Ümlaut',
     description: 'Signed copy',
     fileName: 'contract.pdf',
-    updatedAt: new Date(),
     deletedAt: null,
+    rowVersion: 1,
     ...fields,
   };
 }

@@ -23,8 +23,9 @@ export interface DocumentFacts {
   title: string;
   description: string;
   fileName: string;
-  updatedAt: Date;
   deletedAt: Date | null;
+  /** Moves with every change (the matcher records nothing from a document changed meanwhile). */
+  rowVersion: number;
 }
 
 /** Lower-cased words of a text, as the list's search splits q (runs of letters, digits and marks). */
