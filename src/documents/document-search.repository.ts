@@ -66,6 +66,9 @@ export type DocumentVisibility = ({ all: true } | { all: false; userId: string; 
  */
 export const MAX_MERGED_PROJECTS = 50;
 
+/** Queries per textMatchStatement(). */
+const TEXT_MATCH_CHUNK = 100;
+
 /** A total the counts cannot answer (tags, an updated range) is counted up to this many; beyond, it is a lower bound. */
 export const COUNT_CAP = 1_000;
 
@@ -726,6 +729,26 @@ function searchPageStatement(
 }
 
 /**
+ * Which of `queries` (fullTextQuery() operands) the document's searched text matches, as the
+ * search matches it: one part per query, answering its position. SQLite seeks the document's
+ * documents_fts row (documents first, CROSS JOIN keeps that order); MariaDB its document_search row.
+ */
+export function textMatchStatement(
+  dialect: SqlDialect,
+  documentId: string,
+  queries: readonly string[],
+): [string, unknown[]] {
+  const part =
+    dialect === 'sqlite'
+      ? 'FROM documents d CROSS JOIN documents_fts f ON f.rowid = d.rowid WHERE d.id = ? AND documents_fts MATCH ?'
+      : `FROM document_search s WHERE s.documentId = ? AND ${SEARCH_MATCH}`;
+  return [
+    queries.map((_, index) => `SELECT ${index} AS i ${part}`).join(' UNION ALL '),
+    queries.flatMap((query) => [documentId, query]),
+  ];
+}
+
+/**
  * The trash: deleted documents the caller could delete (a manager of their project, their uploader
  * while a contributor, or everything with documents:delete), last deleted first.
  */
@@ -832,6 +855,23 @@ export class DocumentSearchRepository {
       total: capped ? COUNT_CAP : counted,
       totalIsExact: !capped,
     };
+  }
+
+  /** Whether the document's searched text matches each word list (searchWords()), as page() would match it. */
+  async textMatches(documentId: string, wordLists: readonly (readonly string[])[]): Promise<boolean[]> {
+    // No words: no text condition (build()).
+    const queries = wordLists.map((words) => (words.length ? fullTextQuery(this.dialect, words) : undefined));
+    const distinct = [...new Set(queries.filter((query) => query !== undefined))];
+    const matched = new Set<string>();
+    // SQLite allows 500 parts in one compound SELECT.
+    for (let start = 0; start < distinct.length; start += TEXT_MATCH_CHUNK) {
+      const chunk = distinct.slice(start, start + TEXT_MATCH_CHUNK);
+      const rows = await this.dataSource.query<{ i: number | string }[]>(
+        ...textMatchStatement(this.dialect, documentId, chunk),
+      );
+      for (const row of rows) matched.add(chunk[Number(row.i)]);
+    }
+    return queries.map((query) => query === undefined || matched.has(query));
   }
 
   async trashCount(everything: boolean, userId: string): Promise<number> {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { decodeDocumentCursor, encodeDocumentCursor } from './document-cursor.js';
 import { searchWords } from './documents.service.js';
-import { COUNT_CAP, fullTextQuery, plansFieldFilters, walksDocuments } from './document-search.repository.js';
+import {
+  COUNT_CAP,
+  fullTextQuery,
+  plansFieldFilters,
+  textMatchStatement,
+  walksDocuments,
+} from './document-search.repository.js';
 
 const ID = '9a3c1f4e-8d2b-4c6a-9e1f-3b5d7a9c1e2f';
 
@@ -20,6 +26,21 @@ describe('fullTextQuery', () => {
     expect(fullTextQuery('sqlite', ['supplier', 'contr'])).toBe('"supplier" "contr"*');
     expect(fullTextQuery('mysql', ['deliver', 'supplier contract'])).toBe('+deliver +"supplier contract"');
     expect(fullTextQuery('sqlite', ['supplier contract'])).toBe('"supplier contract"');
+  });
+});
+
+describe('textMatchStatement', () => {
+  it("checks each query against the one document's full-text row, answering its position", () => {
+    const [sqlite, parameters] = textMatchStatement('sqlite', ID, ['"supplier"*', '"a b"']);
+    expect(sqlite).toBe(
+      'SELECT 0 AS i FROM documents d CROSS JOIN documents_fts f ON f.rowid = d.rowid WHERE d.id = ? AND documents_fts MATCH ? ' +
+        'UNION ALL SELECT 1 AS i FROM documents d CROSS JOIN documents_fts f ON f.rowid = d.rowid WHERE d.id = ? AND documents_fts MATCH ?',
+    );
+    expect(parameters).toEqual([ID, '"supplier"*', ID, '"a b"']);
+    const [mysql] = textMatchStatement('mysql', ID, ['+supplier*']);
+    expect(mysql).toMatch(
+      /^SELECT 0 AS i FROM document_search s WHERE s\.documentId = \? AND MATCH \(.*\) AGAINST \(\? IN BOOLEAN MODE\)$/,
+    );
   });
 });
 

@@ -166,6 +166,14 @@ export class DocumentsService {
     return { documents, contents: contents.slice(0, query.limit), total, totalIsExact, next };
   }
 
+  /**
+   * Which of `qs` (each a list's q) the document's searched text matches as list() would search
+   * it, without the reader's visibility or other filters (the caller applies those).
+   */
+  textMatches(documentId: string, qs: readonly string[]): Promise<boolean[]> {
+    return this.search.textMatches(documentId, qs.map(searchWords));
+  }
+
   /** The document, for a reader (else 404). */
   async get(documentId: string, user: AuthenticatedUser): Promise<Document> {
     return (await this.readableAccess(documentId, user)).document;

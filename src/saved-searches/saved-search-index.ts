@@ -23,16 +23,24 @@ export interface DocumentFacts {
   title: string;
   description: string;
   fileName: string;
-  updatedAt: Date;
   deletedAt: Date | null;
+  /** Moves with every change (the matcher records nothing from a document changed meanwhile). */
+  rowVersion: number;
 }
 
-/** Lower-cased words of a text, as the list's search splits q (runs of letters, digits and marks). */
+/**
+ * Lower-cased words of a text, as the list's search splits q (runs of letters, digits and marks),
+ * without diacritics: both full-text indexes match "cafe" to "Café".
+ */
 export function textWords(text: string): string[] {
-  return (text
-    .normalize('NFKC')
-    .toLowerCase()
-    .match(/[\p{L}\p{N}\p{M}]+/gu) ?? []) as string[];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}\p{M}]+/gu) ?? []
+  )
+    .map((word) => word.normalize('NFD').replace(/\p{M}/gu, ''))
+    .filter((word) => word.length > 0);
 }
 
 const prefix = (word: string, length: number) => Array.from(word).slice(0, length).join('');

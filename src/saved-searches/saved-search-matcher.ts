@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Clock } from '../common/time/clock.js';
 import { Poller } from '../common/time/poller.js';
@@ -11,9 +12,10 @@ import { OutboxRepository } from '../events/outbox.repository.js';
 import type { SavedSearch } from './entities/saved-search.entity.js';
 import { SavedSearchIndex, textWords, type DocumentFacts, type IndexedSearch } from './saved-search-index.js';
 import { SavedSearchesRepository } from './saved-searches.repository.js';
-import { listQuery } from './saved-searches.service.js';
 
 const BATCH_SIZE = 100;
+/** Distinct q checked per statement; the matcher yields between them. */
+const Q_CHUNK = 20;
 const POLL_MS = 250;
 const NUDGE_DELAY_MS = 15;
 const NUDGE_RETRY_MS = 25;
@@ -70,6 +72,7 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
           done.push(event.id);
           continue;
         }
+        await setImmediate();
         if (!(await this.matchEvent(event, event.documentId, index))) done.push(event.id);
       }
     }
@@ -93,10 +96,13 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
     const added = matching.filter((search) => !stored.includes(search.id));
     const removed = stored.filter((id) => !matchingIds.has(id));
     if (added.length === 0 && removed.length === 0) return false;
+    await setImmediate();
     const now = this.clock.now();
     await this.transactions.run(
       async (tx) => {
         if (!(await this.searches.claimEvent(tx, event.id, now))) return;
+        // Changed since it was read (its own later event will match it): nothing recorded from a mixed read.
+        if (document && !(await this.searches.unchanged(tx, documentId, document.rowVersion))) return;
         await this.searches.removeMatches(tx, documentId, removed);
         for (const search of added) {
           if (!(await this.searches.addMatch(tx, search.id, documentId, now))) continue;
@@ -119,33 +125,22 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
     return true;
   }
 
-  /** The candidates the document list itself confirms for their owners (active ones only). */
+  /** The candidates the list would show their owners: active readers of the document, q searched as the list does. */
   private async confirmed(candidates: IndexedSearch[], document: DocumentFacts): Promise<IndexedSearch[]> {
     if (candidates.length === 0) return [];
-    const owners = await this.searches.activeUsers([...new Set(candidates.map((search) => search.ownerId))]);
-    const plain = candidates.filter((search) => !search.q && owners.has(search.ownerId));
-    const readers = new Set(
-      plain.length ? await this.participants.readersAmong(document.id, [...new Set(plain.map((s) => s.ownerId))]) : [],
-    );
-    const found = plain.filter((search) => readers.has(search.ownerId));
-    for (const search of candidates) {
-      const owner = owners.get(search.ownerId);
-      if (!search.q || !owner) continue;
-      // The list as the owner sees it, narrowed to this document's instant: q as the database searches it.
-      const at = document.updatedAt.toISOString();
-      const page = await this.documents.list(
-        listQuery(search, {
-          projectId: document.projectId,
-          updatedFrom: at,
-          updatedTo: at,
-          limit: 100,
-          sort: '-updatedAt',
-        }),
-        owner,
-      );
-      if (page.documents.some((row) => row.id === document.id)) found.push(search);
+    const active = await this.searches.activeAmong([...new Set(candidates.map((search) => search.ownerId))]);
+    await setImmediate();
+    const readers = new Set(await this.participants.readersAmong(document.id, active));
+    const visible = candidates.filter((search) => readers.has(search.ownerId));
+    const qs = [...new Set(visible.flatMap((search) => (search.q ? [search.q] : [])))];
+    const matched = new Set<string>();
+    for (let start = 0; start < qs.length; start += Q_CHUNK) {
+      await setImmediate();
+      const chunk = qs.slice(start, start + Q_CHUNK);
+      const answers = await this.documents.textMatches(document.id, chunk);
+      for (const [i, q] of chunk.entries()) if (answers[i]) matched.add(q);
     }
-    return found;
+    return visible.filter((search) => !search.q || matched.has(search.q));
   }
 
   /** The index of alerting searches, rebuilt when any saved search changed (here or on another instance). */

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, In, IsNull, type Repository } from 'typeorm';
-import type { AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import type { KeysetCursor } from '../common/pagination/keyset-cursor.js';
 import type { Tx } from '../database/transactions.js';
 import { Document } from '../documents/entities/document.entity.js';
 import { OutboxEvent } from '../events/entities/outbox-event.entity.js';
-import { Role } from '../users/entities/role.entity.js';
-import { UserRole } from '../users/entities/user-role.entity.js';
 import { User } from '../users/entities/user.entity.js';
 import { SavedSearchMatch } from './entities/saved-search-match.entity.js';
 import { SavedSearch } from './entities/saved-search.entity.js';
@@ -143,36 +140,26 @@ export class SavedSearchesRepository {
         title: true,
         description: true,
         fileName: true,
-        updatedAt: true,
         deletedAt: true,
+        rowVersion: true,
       },
       where: { id },
     });
     return document;
   }
 
-  /** The active users among `ids` as authorization sees them (their roles' permissions). */
-  async activeUsers(ids: string[]): Promise<Map<string, AuthenticatedUser>> {
-    const users = new Map<string, AuthenticatedUser>();
-    if (ids.length === 0) return users;
+  /** The active users among `ids`. */
+  async activeAmong(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
     const found = await this.dataSource
       .getRepository(User)
-      .find({ select: { id: true, username: true }, where: { id: In(ids), isActive: true } });
-    for (const user of found) users.set(user.id, { id: user.id, username: user.username, roles: [] });
-    if (users.size === 0) return users;
-    const rows = await this.dataSource.manager
-      .createQueryBuilder(UserRole, 'ur')
-      .innerJoin(Role, 'r', 'r.id = ur.roleId')
-      .select('ur.userId', 'userId')
-      .addSelect('r.name', 'name')
-      .addSelect('r.permissions', 'permissions')
-      .where('ur.userId IN (:...ids)', { ids: [...users.keys()] })
-      .getRawMany<{ userId: string; name: string; permissions: string | Record<string, string[]> }>();
-    for (const row of rows) {
-      const permissions = typeof row.permissions === 'string' ? JSON.parse(row.permissions) : row.permissions;
-      users.get(row.userId)?.roles.push({ name: row.name, permissions });
-    }
-    return users;
+      .find({ select: { id: true }, where: { id: In(ids), isActive: true } });
+    return found.map((user) => user.id);
+  }
+
+  /** Whether the document still has this rowVersion (read in the matcher's write transaction). */
+  async unchanged(tx: Tx, documentId: string, rowVersion: number): Promise<boolean> {
+    return tx.getRepository(Document).existsBy({ id: documentId, rowVersion });
   }
 
   // ---- The outbox, as the matcher reads it ----

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Clock } from '../../common/time/clock.js';
@@ -85,6 +86,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     const unheard: string[] = [];
     try {
       for (const event of events) {
+        // Requests first: on SQLite every statement runs on the event loop that serves them.
+        await setImmediate();
         const now = this.clock.now();
         const rows = await this.notificationsFor(event, now);
         if (rows.length === 0) {
