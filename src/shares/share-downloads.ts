@@ -4,6 +4,7 @@ import { AuditTrail } from '../audit/audit-trail.js';
 import { describeForLog } from '../common/errors/error-mapping.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { ContentVersion } from '../documents/document-files.service.js';
+import type { DomainEvent } from '../events/domain-event.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import type { ShareLink } from './entities/share-link.entity.js';
 import { SharesRepository } from './shares.repository.js';
@@ -84,7 +85,9 @@ export class ShareDownloads implements OnModuleDestroy {
         try {
           const counted = await this.transactions.run(async (tx) => {
             const answers: boolean[] = [];
-            for (const download of batch) answers.push(await this.countOne(tx, download));
+            const events: DomainEvent[] = [];
+            for (const download of batch) answers.push(await this.countOne(tx, download, events));
+            await this.outbox.appendAll(tx, events);
             return answers;
           });
           batch.forEach((download, index) => download.settle(counted[index]));
@@ -98,7 +101,12 @@ export class ShareDownloads implements OnModuleDestroy {
     }
   }
 
-  private async countOne(tx: Tx, { link, content, audit, now }: ShareDownload): Promise<boolean> {
+  /** Counts and audits one download; its outbox event joins `events`, written once for the batch. */
+  private async countOne(
+    tx: Tx,
+    { link, content, audit, now }: ShareDownload,
+    events: DomainEvent[],
+  ): Promise<boolean> {
     if (!(await this.shares.countDownload(tx, link.id, now))) return false;
     await this.audit.record(tx, audit, {
       action: 'share.accessed',
@@ -106,7 +114,7 @@ export class ShareDownloads implements OnModuleDestroy {
       targetId: link.id,
       changes: { downloads: { from: link.downloads, to: link.downloads + 1 } },
     });
-    await this.outbox.append(tx, {
+    events.push({
       type: 'share.accessed',
       actorId: ANONYMOUS_ACTOR,
       projectId: content.document.projectId,
