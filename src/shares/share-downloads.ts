@@ -84,9 +84,8 @@ export class ShareDownloads implements OnModuleDestroy {
         const batch = this.waiting.splice(0, MAX_BATCH);
         try {
           const counted = await this.transactions.run(async (tx) => {
-            const answers: boolean[] = [];
             const events: DomainEvent[] = [];
-            for (const download of batch) answers.push(await this.countOne(tx, download, events));
+            const answers = await this.countAll(tx, batch, events);
             await this.outbox.appendAll(tx, events);
             return answers;
           });
@@ -101,13 +100,26 @@ export class ShareDownloads implements OnModuleDestroy {
     }
   }
 
-  /** Counts and audits one download; its outbox event joins `events`, written once for the batch. */
-  private async countOne(
-    tx: Tx,
-    { link, content, audit, now }: ShareDownload,
-    events: DomainEvent[],
-  ): Promise<boolean> {
-    if (!(await this.shares.countDownload(tx, link.id, now))) return false;
+  /**
+   * Counts the batch: a limited link's downloads one at a time (each against maxDownloads), an
+   * unlimited link's together (one UPDATE); each counted one is audited and its outbox event joins `events`.
+   */
+  private async countAll(tx: Tx, batch: ShareDownload[], events: DomainEvent[]): Promise<boolean[]> {
+    const counted = new Array<boolean>(batch.length).fill(false);
+    const unlimited = new Map<string, number[]>();
+    for (const [index, { link, now }] of batch.entries()) {
+      if (link.maxDownloads !== null) counted[index] = await this.shares.countDownloads(tx, link.id, 1, now);
+      else unlimited.set(link.id, [...(unlimited.get(link.id) ?? []), index]);
+    }
+    for (const [linkId, indexes] of unlimited) {
+      const allowed = await this.shares.countDownloads(tx, linkId, indexes.length, batch[indexes[0]].now);
+      for (const index of indexes) counted[index] = allowed;
+    }
+    for (const [index, download] of batch.entries()) if (counted[index]) await this.audited(tx, download, events);
+    return counted;
+  }
+
+  private async audited(tx: Tx, { link, content, audit }: ShareDownload, events: DomainEvent[]): Promise<void> {
     await this.audit.record(tx, audit, {
       action: 'share.accessed',
       targetType: 'share',
@@ -122,6 +134,5 @@ export class ShareDownloads implements OnModuleDestroy {
       subjectUserId: link.createdBy,
       payload: { title: content.document.title, shareId: link.id },
     });
-    return true;
   }
 }

@@ -53,17 +53,17 @@ export class SharesRepository {
   }
 
   /**
-   * Counts one download if the link still allows it (not revoked, not expired, under its maximum);
-   * false otherwise. One conditional UPDATE, so concurrent downloads never pass the maximum.
+   * Counts `count` downloads if the link still allows all of them (not revoked, not expired, within
+   * its maximum); false otherwise. One conditional UPDATE, so concurrent downloads never pass the maximum.
    */
-  async countDownload(tx: Tx, id: string, now: Date): Promise<boolean> {
+  async countDownloads(tx: Tx, id: string, count: number, now: Date): Promise<boolean> {
     const result = await tx
       .getRepository(ShareLink)
       .createQueryBuilder()
       .update()
-      .set({ downloads: () => 'downloads + 1' })
-      .where('id = :id AND revokedAt IS NULL AND expiresAt > :now', { id, now })
-      .andWhere('(maxDownloads IS NULL OR downloads < maxDownloads)')
+      .set({ downloads: () => 'downloads + :count' })
+      .where('id = :id AND revokedAt IS NULL AND expiresAt > :now', { id, now, count })
+      .andWhere('(maxDownloads IS NULL OR downloads + :count <= maxDownloads)')
       .execute();
     return (result.affected ?? 0) === 1;
   }

@@ -117,6 +117,11 @@ describe.each(databasesUnderTest())('share links on %s', (kind) => {
     expect((await openShare(t, counted.token)).status).toBe(200);
     await refusedAlike(counted.token);
 
+    // Concurrent downloads of a limited link share a group commit, each counted against the limit.
+    const raced = await share({ maxDownloads: 3 });
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => openShare(t, raced.token)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 404, 404]);
+
     const revoked = await share();
     expectError(
       await request(t.url).delete(`/api/shares/${revoked.id}`).set('authorization', `Bearer ${tokens.bob}`),
