@@ -18,15 +18,6 @@ export class OutboxRepository {
     await tx.getRepository(OutboxEvent).insert(row as QueryDeepPartialEntity<OutboxEvent>);
     if (!options.dispatched) signalOutboxWrite();
   }
-
-  /** Several events of one change in one INSERT. */
-  async appendAll(tx: Tx, events: DomainEvent[], at?: Date): Promise<void> {
-    if (events.length === 0) return;
-    const when = at ?? new Date();
-    const rows = events.map((event) => outboxRow(event, when, false));
-    await tx.getRepository(OutboxEvent).insert(rows as QueryDeepPartialEntity<OutboxEvent>[]);
-    signalOutboxWrite();
-  }
 }
 
 function outboxRow(event: DomainEvent, at: Date, dispatched: boolean): OutboxEvent {
