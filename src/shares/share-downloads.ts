@@ -106,7 +106,7 @@ export class ShareDownloads implements OnModuleDestroy {
    * unlimited link's together (one UPDATE); each counted one is audited and its outbox event joins `events`.
    */
   private async countAll(tx: Tx, batch: ShareDownload[], events: DomainEvent[]): Promise<boolean[]> {
-    const counted = new Array<boolean>(batch.length).fill(false);
+    const counted = batch.map(() => false);
     const unlimited = new Map<string, number[]>();
     for (const [index, { link, now }] of batch.entries()) {
       if (link.maxDownloads !== null) counted[index] = await this.shares.countDownloads(tx, link.id, 1, now);
