@@ -73,6 +73,12 @@ export class GaleraCluster {
 
   /** Starts a stopped node; it rejoins by IST (or SST) without manual steps. */
   async startNode(node: number, bootstrap = false): Promise<void> {
+    if (this.children[node]) {
+      // A restart: the state-transfer ports picked at start may have been taken since (an outgoing
+      // connection's ephemeral port); the joiner announces new ones to its donor.
+      this.ports[node] = { ...this.ports[node], ist: await freePort(), sst: await freePort() };
+      writeFileSync(this.configFile(node), this.config(node));
+    }
     const args = [`--defaults-file=${this.configFile(node)}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
     const child = spawn(SERVER, args, { stdio: 'ignore' });
     this.children[node] = child;
