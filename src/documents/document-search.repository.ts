@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
+import type { Tx } from '../database/transactions.js';
 import type { FieldListTerms } from './document-fields.js';
 import type { ListedContentState } from './dto/document-content.dto.js';
 import { Document } from './entities/document.entity.js';
@@ -858,17 +859,20 @@ export class DocumentSearchRepository {
   }
 
   /** Whether the document's searched text matches each word list (searchWords()), as page() would match it. */
-  async textMatches(documentId: string, wordLists: readonly (readonly string[])[]): Promise<boolean[]> {
+  async textMatches(tx: Tx, documentId: string, wordLists: readonly (readonly string[])[]): Promise<boolean[]> {
     // No words: no text condition (build()).
     const queries = wordLists.map((words) => (words.length ? fullTextQuery(this.dialect, words) : undefined));
     const distinct = [...new Set(queries.filter((query) => query !== undefined))];
     const matched = new Set<string>();
+    // MariaDB's FULLTEXT index is not versioned: a search row being rewritten (content extraction)
+    // can match nothing until that write commits, so wait for it by locking the row first.
+    if (this.dialect === 'mysql' && distinct.length) {
+      await tx.query('SELECT documentId FROM document_search WHERE documentId = ? LOCK IN SHARE MODE', [documentId]);
+    }
     // SQLite allows 500 parts in one compound SELECT.
     for (let start = 0; start < distinct.length; start += TEXT_MATCH_CHUNK) {
       const chunk = distinct.slice(start, start + TEXT_MATCH_CHUNK);
-      const rows = await this.dataSource.query<{ i: number | string }[]>(
-        ...textMatchStatement(this.dialect, documentId, chunk),
-      );
+      const rows = await tx.query<{ i: number | string }[]>(...textMatchStatement(this.dialect, documentId, chunk));
       for (const row of rows) matched.add(chunk[Number(row.i)]);
     }
     return queries.map((query) => query === undefined || matched.has(query));

@@ -1,3 +1,4 @@
+import { Transactions } from '../database/transactions.js';
 import { Injectable } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
@@ -89,6 +90,7 @@ export class DocumentsService {
     private readonly writes: DocumentWrites,
     private readonly policy: DocumentAccessPolicy,
     private readonly fields: DocumentFields,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
@@ -171,7 +173,9 @@ export class DocumentsService {
    * it, without the reader's visibility or other filters (the caller applies those).
    */
   textMatches(documentId: string, qs: readonly string[]): Promise<boolean[]> {
-    return this.search.textMatches(documentId, qs.map(searchWords));
+    return this.transactions.run((tx) => this.search.textMatches(tx, documentId, qs.map(searchWords)), {
+      readCommitted: true,
+    });
   }
 
   /** The document, for a reader (else 404). */
