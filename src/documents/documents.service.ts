@@ -1,7 +1,7 @@
-import { Transactions } from '../database/transactions.js';
 import { Injectable } from '@nestjs/common';
 import { hasPermission, type AuthenticatedUser } from '../common/authz/authenticated-user.js';
 import { ApiError } from '../common/errors/error-codes.js';
+import { Transactions } from '../database/transactions.js';
 import { DocumentAccessPolicy } from './document-access.policy.js';
 import { checkIfMatch, refuseArchived } from './document-change.js';
 import { decodeDocumentCursor, type DocumentCursor } from './document-cursor.js';

@@ -10,9 +10,9 @@ const ROWS_PER_INSERT = 200;
 const IN_CHUNK = 500;
 
 /** Every statement of the webhooks feature: hooks, their delivery log, and the outbox's webhook marker. */
-/** What an attempt leaves on its delivery. */
 const OUTCOME_FIELDS = ['status', 'nextAttemptAt', 'responseStatus', 'durationMs', 'lastError', 'finishedAt'] as const;
 
+/** What an attempt leaves on its delivery. */
 export type AttemptOutcome = Pick<WebhookDelivery, (typeof OUTCOME_FIELDS)[number]>;
 
 @Injectable()
