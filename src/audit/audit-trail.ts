@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { appendOnlyId } from '../common/ids/append-only-id.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { AuditContext } from './audit-context.js';
 import { chainedFields, chainHash } from './audit-chain.js';
@@ -88,7 +88,7 @@ export class AuditTrail {
     event: AuditRecord,
   ): Omit<AuditEvent, 'at' | 'sequence' | 'previousHash' | 'hash'> {
     return {
-      id: randomUUID(),
+      id: appendOnlyId(),
       actorId: context.actorId,
       action: event.action,
       targetType: event.targetType,

@@ -159,10 +159,16 @@ export const EVENT_CATALOGUE = {
   'share.accessed': {
     email: 'off',
     offByDefault: true,
-    text: ({ title }) => ({
-      subject: `Your share link of ${title} was used`,
-      message: `Someone downloaded the document ${title} through a share link you made.`,
-    }),
+    text: ({ title, payload }) => {
+      const downloads = typeof payload.downloads === 'number' && payload.downloads > 1 ? payload.downloads : 1;
+      return {
+        subject: `Your share link of ${title} was used`,
+        message:
+          downloads === 1
+            ? `Someone downloaded the document ${title} through a share link you made.`
+            : `The document ${title} was downloaded ${downloads} times through a share link you made.`,
+      };
+    },
   },
   'search.matched': {
     email: 'off',

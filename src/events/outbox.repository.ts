@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm';
+import { appendOnlyId } from '../common/ids/append-only-id.js';
 import type { Tx } from '../database/transactions.js';
 import type { DomainEvent } from './domain-event.js';
 import { OutboxEvent } from './entities/outbox-event.entity.js';
@@ -18,11 +18,20 @@ export class OutboxRepository {
     await tx.getRepository(OutboxEvent).insert(row as QueryDeepPartialEntity<OutboxEvent>);
     if (!options.dispatched) signalOutboxWrite();
   }
+
+  /** Several events of one transaction in one INSERT (a batch of share downloads). */
+  async appendAll(tx: Tx, events: DomainEvent[], at?: Date): Promise<void> {
+    if (events.length === 0) return;
+    const when = at ?? new Date();
+    const rows = events.map((event) => outboxRow(event, when, false));
+    await tx.getRepository(OutboxEvent).insert(rows as QueryDeepPartialEntity<OutboxEvent>[]);
+    signalOutboxWrite();
+  }
 }
 
 function outboxRow(event: DomainEvent, at: Date, dispatched: boolean): OutboxEvent {
   return Object.assign(new OutboxEvent(), {
-    id: randomUUID(),
+    id: appendOnlyId(),
     ...event,
     createdAt: at,
     dispatchedAt: dispatched ? at : null,

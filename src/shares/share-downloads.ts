@@ -14,6 +14,9 @@ export const ANONYMOUS_ACTOR = '00000000-0000-0000-0000-000000000000';
 /** Downloads counted in one transaction at most. */
 const MAX_BATCH = 64;
 
+/** How long a download of a link without a limit (already being served) waits for others to share its commit. */
+const RECORD_WINDOW_MS = 25;
+
 /** One download through a link, to count and audit. */
 export interface ShareDownload {
   link: ShareLink;
@@ -28,15 +31,17 @@ interface Waiting extends ShareDownload {
 
 /**
  * Counts downloads through share links: a transaction counts each (against maxDownloads) and records
- * its audit event (share.accessed) and outbox event; downloads that arrive while one commits share
- * the next (group commit), so the audit chain's head is locked once per batch. A limited link's
- * download waits for that commit (count); any other is served meanwhile (record).
+ * its audit event (share.accessed), and tells the sharer once per link (outbox). Downloads share commits (group commit), so the
+ * audit chain's head is locked once per batch: a limited link's download waits for the next turn of
+ * the event loop (count); any other is served meanwhile and joins a commit within RECORD_WINDOW_MS
+ * (record). On SQLite, whose statements run synchronously, a batch forms only by waiting.
  */
 @Injectable()
 export class ShareDownloads implements OnModuleDestroy {
   private readonly logger = new Logger('ShareDownloads');
   private waiting: Waiting[] = [];
   private committing: Promise<void> | undefined;
+  private nextCommit: { urgent: boolean; cancel(): void } | undefined;
 
   constructor(
     private readonly shares: SharesRepository,
@@ -47,18 +52,12 @@ export class ShareDownloads implements OnModuleDestroy {
 
   /** True once the download is counted and audited; false when the link can serve no more. */
   count(download: ShareDownload): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({
-        ...download,
-        settle: (counted) => (counted instanceof Error ? reject(counted) : resolve(counted)),
-      });
-      this.committing ??= this.commitWaiting();
-    });
+    return this.enqueue(download, true);
   }
 
-  /** Counts and audits a download of a link without a limit in the next batch, while the file is sent. */
+  /** Counts and audits a download of a link without a limit in a batch to come, while the file is sent. */
   record(download: ShareDownload): void {
-    this.count(download).catch((error: unknown) =>
+    this.enqueue(download, false).catch((error: unknown) =>
       this.logger.error({
         msg: 'a share download was not recorded',
         shareId: download.link.id,
@@ -69,12 +68,38 @@ export class ShareDownloads implements OnModuleDestroy {
 
   /** Resolves once every download handed over so far is committed (or failed). */
   async settled(): Promise<void> {
+    if (this.nextCommit) this.commitNow();
     while (this.committing) await this.committing;
   }
 
   /** A clean stop records every download already served (before the data source closes). */
   onModuleDestroy(): Promise<void> {
     return this.settled();
+  }
+
+  private enqueue(download: ShareDownload, urgent: boolean): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({
+        ...download,
+        settle: (counted) => (counted instanceof Error ? reject(counted) : resolve(counted)),
+      });
+      // A running commit loop takes it; else the next commit is scheduled (sooner, if this one waits).
+      if (this.committing || (this.nextCommit && (this.nextCommit.urgent || !urgent))) return;
+      this.nextCommit?.cancel();
+      if (urgent) {
+        const immediate = setImmediate(() => this.commitNow());
+        this.nextCommit = { urgent, cancel: () => clearImmediate(immediate) };
+      } else {
+        const timer = setTimeout(() => this.commitNow(), RECORD_WINDOW_MS);
+        this.nextCommit = { urgent, cancel: () => clearTimeout(timer) };
+      }
+    });
+  }
+
+  private commitNow(): void {
+    this.nextCommit?.cancel();
+    this.nextCommit = undefined;
+    this.committing ??= this.commitWaiting();
   }
 
   private async commitWaiting(): Promise<void> {
@@ -96,7 +121,8 @@ export class ShareDownloads implements OnModuleDestroy {
 
   /**
    * Counts the batch: a limited link's downloads one at a time (each against maxDownloads), an
-   * unlimited link's together (one UPDATE); each counted one is audited and told (outbox).
+   * unlimited link's together (one UPDATE); each counted one is audited, and each link's counted
+   * ones are told in one outbox event (payload.downloads).
    */
   private async countAll(tx: Tx, batch: ShareDownload[]): Promise<boolean[]> {
     const counted = batch.map(() => false);
@@ -109,24 +135,33 @@ export class ShareDownloads implements OnModuleDestroy {
       const allowed = await this.shares.countDownloads(tx, linkId, indexes.length, batch[indexes[0]].now);
       for (const index of indexes) counted[index] = allowed;
     }
-    for (const [index, download] of batch.entries()) if (counted[index]) await this.audited(tx, download);
+    const done = batch.filter((_, index) => counted[index]);
+    for (const { link, audit } of done) {
+      await this.audit.record(tx, audit, {
+        action: 'share.accessed',
+        targetType: 'share',
+        targetId: link.id,
+        changes: { downloads: { from: link.downloads, to: link.downloads + 1 } },
+      });
+    }
+    // One event per link and batch, with how many downloads it stands for: a burst is told once.
+    const perLink = new Map<string, { download: ShareDownload; downloads: number }>();
+    for (const download of done) {
+      const told = perLink.get(download.link.id);
+      if (told) told.downloads++;
+      else perLink.set(download.link.id, { download, downloads: 1 });
+    }
+    await this.outbox.appendAll(
+      tx,
+      [...perLink.values()].map(({ download: { link, content }, downloads }) => ({
+        type: 'share.accessed',
+        actorId: ANONYMOUS_ACTOR,
+        projectId: content.document.projectId,
+        documentId: content.document.id,
+        subjectUserId: link.createdBy,
+        payload: { title: content.document.title, shareId: link.id, downloads },
+      })),
+    );
     return counted;
-  }
-
-  private async audited(tx: Tx, { link, content, audit }: ShareDownload): Promise<void> {
-    await this.audit.record(tx, audit, {
-      action: 'share.accessed',
-      targetType: 'share',
-      targetId: link.id,
-      changes: { downloads: { from: link.downloads, to: link.downloads + 1 } },
-    });
-    await this.outbox.append(tx, {
-      type: 'share.accessed',
-      actorId: ANONYMOUS_ACTOR,
-      projectId: content.document.projectId,
-      documentId: content.document.id,
-      subjectUserId: link.createdBy,
-      payload: { title: content.document.title, shareId: link.id },
-    });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { rawDate, rawNullableDate } from '../database/raw-values.js';
 import type { Tx } from '../database/transactions.js';
 import { User } from '../users/entities/user.entity.js';
 import { ShareLink } from './entities/share-link.entity.js';
@@ -10,6 +11,16 @@ export type ShareWithCreator = ShareLink & { creatorName: string };
 /** At most this many links are listed per document. */
 const LIST_LIMIT = 200;
 
+const BY_TOKEN_HASH_SQL =
+  'SELECT id, documentId, tokenHash, createdBy, createdAt, expiresAt, passwordHash, maxDownloads, downloads, ' +
+  'version, revokedAt FROM share_links WHERE tokenHash = ?';
+
+type RawShareLink = Omit<ShareLink, 'createdAt' | 'expiresAt' | 'revokedAt'> & {
+  createdAt: Date | string;
+  expiresAt: Date | string;
+  revokedAt: Date | string | null;
+};
+
 @Injectable()
 export class SharesRepository {
   constructor(@InjectRepository(ShareLink) private readonly shares: Repository<ShareLink>) {}
@@ -18,8 +29,16 @@ export class SharesRepository {
     await tx.getRepository(ShareLink).insert(link);
   }
 
-  findByTokenHash(tokenHash: string): Promise<ShareLink | null> {
-    return this.shares.findOneBy({ tokenHash });
+  /** Every download reads the link first: a fixed text, as the guard's read (building it cost more than running it). */
+  async findByTokenHash(tokenHash: string): Promise<ShareLink | null> {
+    const [row] = await this.shares.query<RawShareLink[]>(BY_TOKEN_HASH_SQL, [tokenHash]);
+    if (!row) return null;
+    return {
+      ...row,
+      createdAt: rawDate(row.createdAt),
+      expiresAt: rawDate(row.expiresAt),
+      revokedAt: rawNullableDate(row.revokedAt),
+    };
   }
 
   findById(id: string): Promise<ShareLink | null> {

@@ -85,8 +85,10 @@ export class LocalFileStore extends FileStore {
       if (range && (range.start < 0 || range.start > range.end || range.end >= size)) {
         throw new RangeError(`Range ${range.start}-${range.end} is outside a file of ${size} bytes.`);
       }
+      // Bounded by the file's end: a small file gets a buffer of its size, and no read looks for EOF.
+      const bounds = range ?? (size > 0 ? { start: 0, end: size - 1 } : {});
       // The stream owns the handle from here and closes it when it ends or is destroyed.
-      const stream = handle.createReadStream({ ...range, highWaterMark: READ_CHUNK_BYTES });
+      const stream = handle.createReadStream({ ...bounds, highWaterMark: READ_CHUNK_BYTES });
       return { stream, size };
     } catch (error) {
       await handle.close();

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, LessThanOrEqual, type Repository } from 'typeorm';
+import { appendOnlyId } from '../../common/ids/append-only-id.js';
 import type { Tx } from '../../database/transactions.js';
 import type { DomainEventType } from '../../events/domain-event.js';
 import { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
@@ -128,7 +128,7 @@ export class DeliveryRepository {
 
   /** A new notification row (not yet stored). */
   newNotification(fields: Omit<Notification, 'id' | 'readAt' | 'attempts'>): Notification {
-    return Object.assign(new Notification(), { id: randomUUID(), readAt: null, attempts: 0, ...fields });
+    return Object.assign(new Notification(), { id: appendOnlyId(), readAt: null, attempts: 0, ...fields });
   }
 
   /**

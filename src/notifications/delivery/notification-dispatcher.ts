@@ -32,6 +32,16 @@ const NUDGE_DELAY_MS = 15;
 const NUDGE_RETRY_MS = 25;
 const NUDGE_FOLLOW_UP_MS = 1_000;
 
+/** Reads made once per batch: its events often concern the same people (a burst of one link's downloads). */
+class BatchReads {
+  private readonly made = new Map<string, Promise<unknown>>();
+
+  once<T>(key: string, read: () => Promise<T>): Promise<T> {
+    if (!this.made.has(key)) this.made.set(key, read());
+    return this.made.get(key) as Promise<T>;
+  }
+}
+
 /**
  * Turns outbox events into notifications, exactly once per (event, recipient, channel): one
  * transaction per event claims it (SKIP LOCKED on MySQL, a conditional UPDATE on both), inserts its
@@ -84,12 +94,13 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     const events = await this.delivery.pendingEvents(BATCH_SIZE);
     // Events nobody is to hear of (e.g. the only participant made the change), marked together.
     const unheard: string[] = [];
+    const reads = new BatchReads();
     try {
       for (const event of events) {
         // Requests first: on SQLite every statement runs on the event loop that serves them.
         await setImmediate();
         const now = this.clock.now();
-        const rows = await this.notificationsFor(event, now);
+        const rows = await this.notificationsFor(event, now, reads);
         if (rows.length === 0) {
           unheard.push(event.id);
           continue;
@@ -130,7 +141,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /** The active recipients of the event by the recipient rule (recipient-rule.ts), as channels need them. */
-  private async recipients(event: OutboxEvent): Promise<Recipient[]> {
+  private async recipients(event: OutboxEvent, reads: BatchReads): Promise<Recipient[]> {
     const active = new Map<string, Recipient>();
     const sources: RecipientSources = {
       participants: (documentId) => this.participants.of(documentId),
@@ -140,7 +151,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       projectMembers: (projectId) => this.members.memberIds(projectId),
       readersAmong: (documentId, userIds) => this.participants.readersAmong(documentId, userIds),
       activeAmong: async (userIds) => {
-        for (const user of await this.delivery.activeUsers(userIds)) active.set(user.id, user);
+        const users = await reads.once(`active:${userIds.join()}`, () => this.delivery.activeUsers(userIds));
+        for (const user of users) active.set(user.id, user);
         return [...active.keys()];
       },
     };
@@ -148,17 +160,23 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     return ids.map((id) => active.get(id)!);
   }
 
-  private async notificationsFor(event: OutboxEvent, now: Date): Promise<Notification[]> {
-    const recipients = await this.recipients(event);
+  private async notificationsFor(event: OutboxEvent, now: Date, reads: BatchReads): Promise<Notification[]> {
+    const recipients = await this.recipients(event, reads);
     if (recipients.length === 0) return [];
-    const [actorName, documentTitle, projectName, stored] = await Promise.all([
+    const ids = recipients.map((recipient) => recipient.id);
+    const stored = await reads.once(`preferences:${event.type}:${ids.join()}`, () =>
+      this.delivery.preferences(event.type, ids),
+    );
+    const choices = recipients.map((recipient) => stored.get(recipient.id) ?? defaultChoice(event.type));
+    const channelsOf = recipients.map((recipient, index) =>
+      this.channels.filter((channel) => channel.configured && channel.wanted(choices[index], recipient)),
+    );
+    // Texts are read only for an event someone will hear of (e.g. share.accessed is off by default).
+    if (channelsOf.every((channels) => channels.length === 0)) return [];
+    const [actorName, documentTitle, projectName] = await Promise.all([
       this.delivery.displayName(event.actorId),
       event.documentId ? this.delivery.documentTitle(event.documentId) : null,
       event.projectId ? this.delivery.projectName(event.projectId) : null,
-      this.delivery.preferences(
-        event.type,
-        recipients.map((recipient) => recipient.id),
-      ),
     ]);
     const { subject, message } = notificationText({
       type: event.type,
@@ -168,10 +186,9 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       payload: event.payload ?? {},
     });
     const rows: Notification[] = [];
-    for (const recipient of recipients) {
-      const choice = stored.get(recipient.id) ?? defaultChoice(event.type);
-      for (const channel of this.channels) {
-        if (!channel.configured || !channel.wanted(choice, recipient)) continue;
+    for (const [index, recipient] of recipients.entries()) {
+      const choice = choices[index];
+      for (const channel of channelsOf[index]) {
         const mode = choice.email.mode === 'off' ? 'immediate' : choice.email.mode;
         // Delivered channels (e-mail) are rows with a due time: the worker sends them then.
         rows.push(

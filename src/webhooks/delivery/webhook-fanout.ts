@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { appendOnlyId } from '../../common/ids/append-only-id.js';
 import { Clock } from '../../common/time/clock.js';
 import { Poller } from '../../common/time/poller.js';
 import { Transactions } from '../../database/transactions.js';
@@ -8,6 +8,7 @@ import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
 import { onOutboxWrite } from '../../events/outbox-signal.js';
 import { WEBHOOK_EVENT_TYPES } from '../dto/webhook.dto.js';
 import type { WebhookDelivery } from '../entities/webhook-delivery.entity.js';
+import type { Webhook } from '../entities/webhook.entity.js';
 import { WebhooksRepository } from '../webhooks.repository.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 
@@ -58,9 +59,15 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
     const events = await this.hooks.pendingEvents(BATCH_SIZE);
     const unheard: string[] = [];
     let queued = false;
+    // The hooks are read once per batch and project: a batch is mostly events of a few projects.
+    const hooksOf = new Map<string | null, Promise<Webhook[]>>();
+    const enabledFor = (projectId: string | null) => {
+      if (!hooksOf.has(projectId)) hooksOf.set(projectId, this.hooks.enabledFor(projectId));
+      return hooksOf.get(projectId)!;
+    };
     for (const event of events) {
       const now = this.clock.now();
-      const rows = await this.deliveriesFor(event, now);
+      const rows = await this.deliveriesFor(event, now, enabledFor);
       if (rows.length === 0) {
         unheard.push(event.id);
         continue;
@@ -84,9 +91,13 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
     return full;
   }
 
-  private async deliveriesFor(event: OutboxEvent, now: Date): Promise<WebhookDelivery[]> {
+  private async deliveriesFor(
+    event: OutboxEvent,
+    now: Date,
+    enabledFor: (projectId: string | null) => Promise<Webhook[]>,
+  ): Promise<WebhookDelivery[]> {
     if (!WEBHOOK_EVENT_TYPES.includes(event.type)) return [];
-    let hooks = (await this.hooks.enabledFor(event.projectId)).filter((hook) => hook.events.includes(event.type));
+    let hooks = (await enabledFor(event.projectId)).filter((hook) => hook.events.includes(event.type));
     if (hooks.length === 0) return [];
     if (event.documentId) {
       const owners = [...new Set(hooks.map((hook) => hook.ownerId))];
@@ -106,7 +117,7 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
       },
     });
     return hooks.map((hook) => ({
-      id: randomUUID(),
+      id: appendOnlyId(),
       hookId: hook.id,
       eventId: event.id,
       eventType: event.type,
