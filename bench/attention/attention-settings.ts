@@ -26,7 +26,7 @@ export function attentionSettings() {
     fanoutRounds: int('BENCH_ATTENTION_FANOUT_ROUNDS', 3, 1),
     fanoutEvents: int('BENCH_ATTENTION_FANOUT_EVENTS', 4, 1),
     deliveries: int('BENCH_ATTENTION_DELIVERIES', 10_000, 1),
-    webhookRounds: int('BENCH_ATTENTION_WEBHOOK_ROUNDS', 2, 1),
+    webhookRounds: int('BENCH_ATTENTION_WEBHOOK_ROUNDS', 3, 1),
     /** The API load beside the drain: GET /api/documents/{id} at this rate. */
     apiRate: int('BENCH_ATTENTION_API_RATE', 50, 1),
     savedSearches: int('BENCH_ATTENTION_SAVED_SEARCHES', 10_000, 1),

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { AuditTrail } from '../../audit/audit-trail.js';
 import { CLI_AUDIT_CONTEXT } from '../../audit/audit-context.js';
@@ -86,16 +86,20 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnModuleDe
     const records = new GroupedWrites<{ id: string; fields: AttemptOutcome }>((items) =>
       this.transactions.run((tx) => this.hooks.recordAttempts(tx, items)),
     );
-    await Promise.all(
-      deliveries.map((delivery) =>
+    const sends: Promise<void>[] = [];
+    for (const delivery of deliveries) {
+      // Requests first: each send starts in a turn of the event loop of its own.
+      await setImmediate();
+      sends.push(
         this.limit(async () => {
           const hook = hooks.get(delivery.hookId);
           const { outcome, last } = await this.attempt(delivery, hook);
           await records.add({ id: delivery.id, fields: this.fields(delivery, outcome, last, this.clock.now()) });
           if (last && hook?.enabled) await this.disableIfFailing(hook);
         }),
-      ),
-    );
+      );
+    }
+    await Promise.all(sends);
     const full = due.length === sliceSize;
     if (full) await delay(Math.max(0, started + SLICE_MS - performance.now()));
     return full;
