@@ -30,11 +30,12 @@ interface Waiting extends ShareDownload {
 }
 
 /**
- * Counts downloads through share links: a transaction counts each (against maxDownloads) and records
- * its audit event (share.accessed), and tells the sharer once per link (outbox). Downloads share commits (group commit), so the
- * audit chain's head is locked once per batch: a limited link's download waits for the next turn of
- * the event loop (count); any other is served meanwhile and joins a commit within RECORD_WINDOW_MS
- * (record). On SQLite, whose statements run synchronously, a batch forms only by waiting.
+ * Counts downloads through share links: a transaction counts each (against maxDownloads), records
+ * its audit event (share.accessed) and tells the sharer once per link (outbox). Downloads share
+ * commits (group commit), so the audit chain's head is locked once per batch: a limited link's
+ * download waits for the next turn of the event loop (count); any other is served meanwhile and
+ * joins a commit within RECORD_WINDOW_MS (record). On SQLite, whose statements run synchronously,
+ * a batch forms only by waiting.
  */
 @Injectable()
 export class ShareDownloads implements OnModuleDestroy {
