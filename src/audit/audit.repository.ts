@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, MoreThan, Repository } from 'typeorm';
+import { insertStatement } from '../database/raw-rows.js';
 import type { Tx } from '../database/transactions.js';
 import { AuditChainHead } from './entities/audit-chain-head.entity.js';
 import { AuditEvent } from './entities/audit-event.entity.js';
@@ -47,22 +48,11 @@ export class AuditRepository {
   }
 
   /**
-   * One INSERT for the linked events; the chain head follows them by trigger (migration
-   * 1763800000160). Each value is prepared by the driver as TypeORM's insert prepares it; the
-   * statement is written here, because building it per value cost more than running it (every
-   * audited write, and each download through a share link, appends here).
+   * One INSERT for the linked events, as text (every audited write and each batch of share
+   * downloads appends here); the chain head follows them by trigger (migration 1763800000160).
    */
   async append(tx: Tx, events: AuditEvent[]): Promise<void> {
-    const { columns, tableName } = tx.connection.getMetadata(AuditEvent);
-    const driver = tx.connection.driver;
-    const row = `(${columns.map(() => '?').join(', ')})`;
-    await tx.query(
-      `INSERT INTO ${driver.escape(tableName)} (${columns.map((column) => driver.escape(column.databaseName)).join(', ')}) ` +
-        `VALUES ${events.map(() => row).join(', ')}`,
-      events.flatMap((event) =>
-        columns.map((column) => driver.preparePersistentValue(column.getEntityValue(event), column) as unknown),
-      ),
-    );
+    await tx.query(...insertStatement(tx, AuditEvent, events));
   }
 
   head(): Promise<AuditChainHead | null> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type Repository } from 'typeorm';
+import { hydrateRow } from '../database/raw-rows.js';
 import type { Tx } from '../database/transactions.js';
 import { DocumentVersion } from '../documents/entities/document-version.entity.js';
 import { Document } from '../documents/entities/document.entity.js';
@@ -64,17 +65,7 @@ export class ContentRepository {
         `FROM document_contents c WHERE ${keys.map(() => '(c.documentId = ? AND c.version = ?)').join(' OR ')}`,
       keys.flatMap((key) => [key.documentId, key.version]),
     );
-    return rows.map((row) => this.hydrate(row));
-  }
-
-  /** A document_contents row as TypeORM would load it (its driver's conversions: dates, JSON text). */
-  private hydrate(row: Record<string, unknown>): DocumentContent {
-    const content = this.contents.create();
-    for (const column of this.contents.metadata.columns) {
-      if (!(column.databaseName in row)) continue;
-      column.setEntityValue(content, this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column));
-    }
-    return content;
+    return rows.map((row) => hydrateRow(this.contents, row));
   }
 
   /** One version's row with its text. */

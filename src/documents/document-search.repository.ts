@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
+import { hydrateRow } from '../database/raw-rows.js';
 import type { Tx } from '../database/transactions.js';
 import type { FieldListTerms } from './document-fields.js';
 import type { ListedContentState } from './dto/document-content.dto.js';
@@ -851,7 +852,7 @@ export class DocumentSearchRepository {
     }
     const capped = !totalIsCounted(filters) && !filters.words?.length && counted > COUNT_CAP;
     return {
-      documents: rows.map((row) => this.hydrate(row)),
+      documents: rows.map((row) => hydrateRow(this.documents, row)),
       contents: rows.map((row) => this.content(row)),
       total: capped ? COUNT_CAP : counted,
       totalIsExact: !capped,
@@ -923,15 +924,6 @@ export class DocumentSearchRepository {
       return [field, this.dataSource.driver.prepareHydratedValue(row[`content_${field}`], column)];
     });
     return Object.fromEntries(values) as ListedContent;
-  }
-
-  /** A documents row as TypeORM would load it (its driver's conversions and the columns' transformers). */
-  private hydrate(row: Record<string, unknown>): Document {
-    const document = this.documents.create();
-    for (const column of this.documents.metadata.columns) {
-      column.setEntityValue(document, this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column));
-    }
-    return document;
   }
 
   /** The documents of `rows`, in their order. */

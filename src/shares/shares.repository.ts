@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { rawDate, rawNullableDate } from '../database/raw-values.js';
+import { hydrateRow } from '../database/raw-rows.js';
 import type { Tx } from '../database/transactions.js';
 import { User } from '../users/entities/user.entity.js';
 import { ShareLink } from './entities/share-link.entity.js';
@@ -15,12 +15,6 @@ const BY_TOKEN_HASH_SQL =
   'SELECT id, documentId, tokenHash, createdBy, createdAt, expiresAt, passwordHash, maxDownloads, downloads, ' +
   'version, revokedAt FROM share_links WHERE tokenHash = ?';
 
-type RawShareLink = Omit<ShareLink, 'createdAt' | 'expiresAt' | 'revokedAt'> & {
-  createdAt: Date | string;
-  expiresAt: Date | string;
-  revokedAt: Date | string | null;
-};
-
 @Injectable()
 export class SharesRepository {
   constructor(@InjectRepository(ShareLink) private readonly shares: Repository<ShareLink>) {}
@@ -31,14 +25,8 @@ export class SharesRepository {
 
   /** Every download reads the link first: a fixed text, as the guard's read (building it cost more than running it). */
   async findByTokenHash(tokenHash: string): Promise<ShareLink | null> {
-    const [row] = await this.shares.query<RawShareLink[]>(BY_TOKEN_HASH_SQL, [tokenHash]);
-    if (!row) return null;
-    return {
-      ...row,
-      createdAt: rawDate(row.createdAt),
-      expiresAt: rawDate(row.expiresAt),
-      revokedAt: rawNullableDate(row.revokedAt),
-    };
+    const [row] = await this.shares.query<Record<string, unknown>[]>(BY_TOKEN_HASH_SQL, [tokenHash]);
+    return row ? hydrateRow(this.shares, row) : null;
   }
 
   findById(id: string): Promise<ShareLink | null> {

@@ -48,11 +48,6 @@ function likePrefix(text: string): string {
   return `${text.replace(/[!%_]/g, (char) => `!${char}`)}%`;
 }
 
-/**
- * Every statement of users and their roles, through TypeORM. Reads outside a change use the
- * default manager; writes take the Tx of Transactions.run. Usernames match exactly: the indexed
- * column's collation may ignore trailing spaces, so lookups keep only the exact username.
- */
 /** The guard's read on every request: a fixed text (building it with a QueryBuilder cost more than running it). */
 const AUTH_CONTEXT_SQL =
   'SELECT u.id AS id, u.username AS username, u.isActive AS isActive, u.tokenVersion AS tokenVersion, ' +
@@ -65,6 +60,11 @@ const AUTH_CONTEXT_WITH_MEMBERSHIPS_SQL = AUTH_CONTEXT_SQL.replace(
     '(SELECT COUNT(*) FROM project_members pm WHERE pm.userId = u.id) AS projectCount FROM users u ',
 );
 
+/**
+ * Every statement of users and their roles, through TypeORM. Reads outside a change use the
+ * default manager; writes take the Tx of Transactions.run. Usernames match exactly: the indexed
+ * column's collation may ignore trailing spaces, so lookups keep only the exact username.
+ */
 @Injectable()
 export class UsersRepository {
   constructor(

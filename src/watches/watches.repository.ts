@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
-import { rawDate } from '../database/raw-values.js';
 import { Transactions } from '../database/transactions.js';
 import { Document } from '../documents/entities/document.entity.js';
 import { Project } from '../projects/entities/project.entity.js';
@@ -92,7 +91,7 @@ export class WatchesRepository {
       .addOrderBy('w.documentId', 'DESC')
       .limit(WATCHES_LISTED)
       .getRawMany<DocumentWatchRow>()
-      .then((rows) => rows.map((row) => ({ ...row, createdAt: rawDate(row.createdAt) })));
+      .then((rows) => rows.map((row) => ({ ...row, createdAt: toDate(row.createdAt) })));
   }
 
   /** The user's project watches with the projects' names, newest first. */
@@ -106,6 +105,11 @@ export class WatchesRepository {
       .addOrderBy('w.projectId', 'DESC')
       .limit(WATCHES_LISTED)
       .getRawMany<ProjectWatchRow>()
-      .then((rows) => rows.map((row) => ({ ...row, createdAt: rawDate(row.createdAt) })));
+      .then((rows) => rows.map((row) => ({ ...row, createdAt: toDate(row.createdAt) })));
   }
+}
+
+/** Raw datetime values: a Date on MySQL, text ("YYYY-MM-DD HH:MM:SS.mmm", UTC) on SQLite. */
+function toDate(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`);
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, In, IsNull, LessThanOrEqual, Not, type Repository } from 'typeorm';
 import type { KeysetCursor } from '../common/pagination/keyset-cursor.js';
+import { insertStatement } from '../database/raw-rows.js';
 import type { Tx } from '../database/transactions.js';
 import { OutboxEvent } from '../events/entities/outbox-event.entity.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
@@ -9,12 +10,12 @@ import { Webhook } from './entities/webhook.entity.js';
 const ROWS_PER_INSERT = 200;
 const IN_CHUNK = 500;
 
-/** Every statement of the webhooks feature: hooks, their delivery log, and the outbox's webhook marker. */
 const OUTCOME_FIELDS = ['status', 'nextAttemptAt', 'responseStatus', 'durationMs', 'lastError', 'finishedAt'] as const;
 
 /** What an attempt leaves on its delivery. */
 export type AttemptOutcome = Pick<WebhookDelivery, (typeof OUTCOME_FIELDS)[number]>;
 
+/** Every statement of the webhooks feature: hooks, their delivery log, and the outbox's webhook marker. */
 @Injectable()
 export class WebhooksRepository {
   private readonly hooks: Repository<Webhook>;
@@ -112,14 +113,9 @@ export class WebhooksRepository {
   async insertDeliveries(tx: Tx, rows: WebhookDelivery[]): Promise<number> {
     let inserted = 0;
     for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-      const [sql, parameters] = tx
-        .createQueryBuilder()
-        .insert()
-        .into(WebhookDelivery)
-        .values(rows.slice(start, start + ROWS_PER_INSERT))
-        .orIgnore()
-        .updateEntity(false)
-        .getQueryAndParameters();
+      const [sql, parameters] = insertStatement(tx, WebhookDelivery, rows.slice(start, start + ROWS_PER_INSERT), {
+        ignoreDuplicates: true,
+      });
       const result = await tx.queryRunner!.query(sql, parameters, true);
       inserted += result.affected ?? 0;
     }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, LessThanOrEqual, type Repository } from 'typeorm';
 import { appendOnlyId } from '../../common/ids/append-only-id.js';
+import { insertStatement } from '../../database/raw-rows.js';
 import type { Tx } from '../../database/transactions.js';
 import type { DomainEventType } from '../../events/domain-event.js';
 import { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
@@ -134,27 +135,14 @@ export class DeliveryRepository {
   /**
    * Inserts the rows, skipping any whose (sourceEventId, userId, notificationType) exists already
    * (the unique index: never a second notification for one event, recipient and channel), one
-   * multi-row statement per ROWS_PER_INSERT. Written as text with the driver's own value
-   * conversion: TypeORM's insert builder spends time quadratic in the parameters of a statement
-   * (bench/README.md, "Attention"). Answers how many were inserted.
+   * multi-row statement per ROWS_PER_INSERT, as text (insertStatement). Answers how many were inserted.
    */
   async insertNotifications(tx: Tx, rows: Notification[]): Promise<number> {
-    const metadata = tx.connection.getMetadata(Notification);
-    const columns = metadata.columns.filter((column) => column.isInsert);
-    const driver = tx.connection.driver;
-    const names = columns.map((column) => driver.escape(column.databaseName)).join(', ');
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
     let inserted = 0;
     for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-      const parameters: unknown[] = [];
-      for (const row of chunk) {
-        for (const column of columns)
-          parameters.push(driver.preparePersistentValue(column.getEntityValue(row), column));
-      }
-      const sql =
-        `INSERT ${this.mysql ? 'IGNORE' : 'OR IGNORE'} INTO ${driver.escape(metadata.tableName)} (${names}) ` +
-        `VALUES ${chunk.map(() => tuple).join(', ')}`;
+      const [sql, parameters] = insertStatement(tx, Notification, rows.slice(start, start + ROWS_PER_INSERT), {
+        ignoreDuplicates: true,
+      });
       // Run as text to read the rows inserted.
       const result = await tx.queryRunner!.query(sql, parameters, true);
       inserted += result.affected ?? 0;
