@@ -17,6 +17,9 @@ const ROWS_PER_INSERT = 500;
 /** Ids per IN list (well under either database's parameter limit). */
 const IN_CHUNK = 2000;
 
+/** An e-mail due to be sent, as its claim needs it. */
+export type DueEmail = Pick<Notification, 'id' | 'nextAttemptAt' | 'userId' | 'deliveryMode'>;
+
 /**
  * The statements of turning outbox events into notifications and of the e-mail queue. Writes take
  * the Tx of the caller's Transactions.run; claims are conditional UPDATEs by primary key.
@@ -155,9 +158,9 @@ export class DeliveryRepository {
   }
 
   /** Up to `limit` e-mails due by `now`, by a plain read (no locks): the candidates of a claim. */
-  dueEmails(limit: number, now: Date): Promise<Pick<Notification, 'id' | 'nextAttemptAt'>[]> {
+  dueEmails(limit: number, now: Date): Promise<DueEmail[]> {
     return this.notifications.find({
-      select: { id: true, nextAttemptAt: true },
+      select: { id: true, nextAttemptAt: true, userId: true, deliveryMode: true },
       where: { nextAttemptAt: LessThanOrEqual(now) },
       order: { nextAttemptAt: 'ASC' },
       take: limit,
@@ -191,6 +194,29 @@ export class DeliveryRepository {
       if (result.affected === 1) claimed.push(row.id);
     }
     return claimed;
+  }
+
+  /**
+   * Claims all of the user's digest e-mails due by `now` in the caller's transaction, or none: on
+   * MySQL the read waits for another instance's claim of them and then finds them leased (callers
+   * take users in one order, so two claims never wait on each other). Answers the ids claimed.
+   */
+  async claimDigest(tx: Tx, userId: string, now: Date, leaseUntil: Date): Promise<string[]> {
+    const query = tx
+      .createQueryBuilder(Notification, 'n')
+      .select('n.id', 'id')
+      .where('n.userId = :userId AND n.notificationType = :email', { userId, email: 'email' })
+      .andWhere('n.deliveryMode IN (:...modes) AND n.nextAttemptAt <= :now', { modes: DIGEST_MODES, now });
+    if (this.mysql) query.setLock('pessimistic_write');
+    const ids = (await query.getRawMany<{ id: string }>()).map((row) => row.id);
+    if (ids.length === 0) return [];
+    await tx
+      .createQueryBuilder()
+      .update(Notification)
+      .set({ nextAttemptAt: leaseUntil, attempts: () => 'attempts + 1' })
+      .where({ id: In(ids) })
+      .execute();
+    return ids;
   }
 
   notificationsById(ids: string[]): Promise<Notification[]> {
@@ -239,19 +265,6 @@ export class DeliveryRepository {
       where: { sourceEventId: email.sourceEventId, userId: email.userId, notificationType: 'in_app' },
     });
     return row?.readAt != null;
-  }
-
-  /** The user's other digest e-mails due by `now` (hourly or daily), candidates of a claim. */
-  dueDigestEmails(userId: string, now: Date): Promise<Pick<Notification, 'id' | 'nextAttemptAt'>[]> {
-    return this.notifications.find({
-      select: { id: true, nextAttemptAt: true },
-      where: {
-        userId,
-        notificationType: 'email',
-        deliveryMode: In(DIGEST_MODES),
-        nextAttemptAt: LessThanOrEqual(now),
-      },
-    });
   }
 
   /** The attention settings (time zone, quiet hours, urgent bypass, snooze) of the given users. */

@@ -6,7 +6,7 @@ import { notificationsConfig } from '../../config/configuration.js';
 import { Transactions } from '../../database/transactions.js';
 import type { Notification } from '../entities/notification.entity.js';
 import { NotificationHub } from '../stream/notification-hub.js';
-import { DeliveryRepository } from './delivery.repository.js';
+import { DeliveryRepository, type DueEmail } from './delivery.repository.js';
 import { EmailChannel } from './email.channel.js';
 import { DIGEST_MODES, heldUntil } from './delivery-timing.js';
 import { PermanentDeliveryError, type OutgoingNotification } from './notification-channel.js';
@@ -23,16 +23,17 @@ interface Message {
   content: OutgoingNotification;
 }
 
-const isDigest = (row: Notification) => (DIGEST_MODES as (string | null)[]).includes(row.deliveryMode);
+const isDigest = (row: Pick<Notification, 'deliveryMode'>) =>
+  (DIGEST_MODES as (string | null)[]).includes(row.deliveryMode);
 
 /** How long a claimed e-mail is ours: longer than any send (nodemailer times out sooner). */
 const LEASE_MS = 120_000;
 
 /**
- * Sends `pending` e-mail notifications when SMTP_URL is set: claims due rows (see
- * DeliveryRepository.claimEmails, so two instances never send one e-mail twice), sends them
- * through the pooled transport, and records `sent`; a temporary failure (connection refused, 4xx)
- * is retried after NOTIFY_RETRY_BASE_SECONDS, doubling each time, until NOTIFY_MAX_ATTEMPTS
+ * Sends `pending` e-mail notifications when SMTP_URL is set: claims due rows (see claim, so two
+ * instances never send one e-mail twice), sends them through the pooled transport, and records
+ * `sent`; a temporary failure (connection refused, 4xx) is retried after
+ * NOTIFY_RETRY_BASE_SECONDS, doubling each time, until NOTIFY_MAX_ATTEMPTS
  * attempts in all, then `failed`; a 5xx rejection fails at once. An SMTP outage only delays.
  * Timing (delivery-timing.ts) is in each row's due time and decided again when it is due: quiet
  * hours and snooze put it back, a read in-app notification cancels an if_unread e-mail, and a
@@ -66,42 +67,34 @@ export class EmailDeliveryWorker implements OnApplicationBootstrap, OnModuleDest
 
   async deliverBatch(): Promise<boolean> {
     const now = this.clock.now();
-    const leaseUntil = new Date(now.getTime() + LEASE_MS);
-    const claimed = await this.claimDue(now, leaseUntil);
-    const full = claimed.length === BATCH_SIZE;
-    const rows = [...claimed, ...(await this.claimDigestSiblings(claimed, now, leaseUntil))];
+    const due = await this.delivery.dueEmails(BATCH_SIZE, now);
+    if (due.length === 0) return false;
+    const rows = await this.claim(due, now, new Date(now.getTime() + LEASE_MS));
     const messages = await this.messagesOf(rows, now);
     await Promise.all(messages.map((message) => this.limit(() => this.deliverOne(message))));
-    return full;
+    return due.length === BATCH_SIZE;
   }
 
   /**
-   * Candidates by a plain read, then each claimed by primary key in one transaction (see
-   * DeliveryRepository.claimEmails), so two instances never send one e-mail twice. A worker that
-   * dies mid-send leaves the row to be retried after the lease.
+   * Claims the candidates in one transaction (see DeliveryRepository), so two instances never send
+   * one e-mail twice: a row of its own by its key, a digest row with all of its user's due digest
+   * rows, so a digest is never split between two instances. A worker that dies mid-send leaves
+   * the rows to be retried after the lease.
    */
-  private async claimDue(now: Date, leaseUntil: Date): Promise<Notification[]> {
-    const due = await this.delivery.dueEmails(BATCH_SIZE, now);
-    if (due.length === 0) return [];
-    const ids = await this.transactions.run((tx) => this.delivery.claimEmails(tx, due, leaseUntil), {
-      readCommitted: true,
-    });
+  private async claim(due: DueEmail[], now: Date, leaseUntil: Date): Promise<Notification[]> {
+    const digestUsers = [...new Set(due.filter(isDigest).map((row) => row.userId))].sort();
+    const single = due.filter((row) => !isDigest(row));
+    const ids = await this.transactions.run(
+      async (tx) => {
+        // Digests first: their reads may wait; the single rows' claims skip locked rows and never do.
+        const claimed: string[] = [];
+        for (const userId of digestUsers)
+          claimed.push(...(await this.delivery.claimDigest(tx, userId, now, leaseUntil)));
+        return [...claimed, ...(await this.delivery.claimEmails(tx, single, leaseUntil))];
+      },
+      { readCommitted: true },
+    );
     return this.delivery.notificationsById(ids);
-  }
-
-  /** A claimed digest row brings the rest of its user's due digest rows: one e-mail for them all. */
-  private async claimDigestSiblings(claimed: Notification[], now: Date, leaseUntil: Date): Promise<Notification[]> {
-    const users = new Set(claimed.filter((row) => isDigest(row)).map((row) => row.userId));
-    const siblings: Notification[] = [];
-    for (const userId of users) {
-      const due = await this.delivery.dueDigestEmails(userId, now);
-      if (due.length === 0) continue;
-      const ids = await this.transactions.run((tx) => this.delivery.claimEmails(tx, due, leaseUntil), {
-        readCommitted: true,
-      });
-      siblings.push(...(await this.delivery.notificationsById(ids)));
-    }
-    return siblings;
   }
 
   /**
