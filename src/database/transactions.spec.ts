@@ -80,4 +80,23 @@ describe('Transactions', () => {
     expect(transactions.beforeCommit(open!, key, async () => undefined)).toBe(false);
     expect(transactions.beforeCommit({} as Tx, key, async () => undefined)).toBe(false);
   });
+
+  it('calls what afterCommit registered once per key after the commit, never after a rollback', async () => {
+    const transactions = new Transactions(dataSource('mysql'));
+    const order: string[] = [];
+    const key = {};
+    await transactions.run(async (tx) => {
+      expect(transactions.afterCommit(tx, key, () => order.push('after'))).toBe(true);
+      transactions.afterCommit(tx, key, () => order.push('same key again'));
+      order.push('work');
+    });
+    expect(order).toEqual(['work', 'after']);
+    const failed = transactions.run(async (tx) => {
+      transactions.afterCommit(tx, key, () => order.push('after a rollback'));
+      throw new Error('rolled back');
+    });
+    await expect(failed).rejects.toThrow('rolled back');
+    expect(order).toEqual(['work', 'after']);
+    expect(transactions.afterCommit({} as Tx, key, () => undefined)).toBe(false);
+  });
 });

@@ -14,6 +14,12 @@ export interface TransactionOptions {
 /** Work that must be the last thing a transaction does before it commits (see Transactions.beforeCommit). */
 export type BeforeCommit = (tx: Tx) => Promise<void>;
 
+/** What a transaction of this instance does around its commit. */
+interface CommitHooks {
+  before: Map<object, BeforeCommit>;
+  after: Map<object, () => void>;
+}
+
 /** Attempts of one transaction before a deadlock or certification conflict reaches the caller (503). */
 export const TRANSACTION_ATTEMPTS = 4;
 /** Attempts while another process holds SQLite's write lock: about three seconds of short waits. */
@@ -29,8 +35,8 @@ export const SQLITE_BUSY_ATTEMPTS = 30;
 @Injectable()
 export class Transactions {
   private sqliteTail: Promise<unknown> = Promise.resolve();
-  /** The open transactions of this instance and what each must do before it commits. */
-  private readonly open = new WeakMap<Tx, Map<object, BeforeCommit>>();
+  /** The open transactions of this instance and what each does around its commit. */
+  private readonly open = new WeakMap<Tx, CommitHooks>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -53,24 +59,43 @@ export class Transactions {
    * instance did not open (the caller then does its work at once).
    */
   beforeCommit(tx: Tx, key: object, last: BeforeCommit): boolean {
-    const hooks = this.open.get(tx);
+    const hooks = this.open.get(tx)?.before;
     if (!hooks) return false;
     if (!hooks.has(key)) hooks.set(key, last);
     return true;
   }
 
-  private once<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
+  /**
+   * Calls `then` once `tx` (a transaction of this instance) has committed, never if it rolls back;
+   * registering again under the same `key` keeps the first. Answers false for a `tx` this instance
+   * did not open (the caller then decides without knowing the outcome).
+   */
+  afterCommit(tx: Tx, key: object, then: () => void): boolean {
+    const hooks = this.open.get(tx)?.after;
+    if (!hooks) return false;
+    if (!hooks.has(key)) hooks.set(key, then);
+    return true;
+  }
+
+  private async once<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
+    const after = new Map<object, () => void>();
     const inTransaction = async (tx: Tx): Promise<T> => {
-      const hooks = new Map<object, BeforeCommit>();
+      const hooks: CommitHooks = { before: new Map(), after };
       this.open.set(tx, hooks);
       try {
         const result = await work(tx);
-        for (const last of hooks.values()) await last(tx);
+        for (const last of hooks.before.values()) await last(tx);
         return result;
       } finally {
         this.open.delete(tx);
       }
     };
+    const result = await this.begin(inTransaction, options);
+    for (const then of after.values()) then();
+    return result;
+  }
+
+  private begin<T>(inTransaction: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
     if (this.dataSource.options.type !== 'better-sqlite3') {
       return options.readCommitted
         ? this.dataSource.transaction('READ COMMITTED', inTransaction)

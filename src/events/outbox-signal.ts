@@ -1,12 +1,13 @@
 /**
- * An in-process nudge: the outbox writer calls `signalOutboxWrite()` when it builds an event's
- * INSERT, and the dispatcher listens, so an event written by this process is dispatched at once
- * instead of at the next poll. The signal fires before the transaction commits: a listener waits
- * a moment and polls, and the regular poll picks up anything still uncommitted then. Other
- * instances learn of events through their own poll. Process-wide on purpose: several apps in one
- * process (tests) just poll once more.
+ * An in-process nudge: the outbox writer calls `signalOutboxWrite()` once the transaction that
+ * wrote events has committed, and the consumers listen, so an event written by this process is
+ * taken at once instead of at the next poll. Other instances learn of events through their own
+ * poll. Process-wide on purpose: several apps in one process (tests) just poll once more.
  */
 type Listener = () => void;
+
+/** How long a consumer waits after a signal, so that commits close together are taken in one run. */
+export const OUTBOX_NUDGE_DELAY_MS = 15;
 const listeners = new Set<Listener>();
 
 export function signalOutboxWrite(): void {

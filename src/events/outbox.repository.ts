@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { appendOnlyId } from '../common/ids/append-only-id.js';
-import type { Tx } from '../database/transactions.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import type { DomainEvent } from './domain-event.js';
 import { OutboxEvent } from './entities/outbox-event.entity.js';
 import { signalOutboxWrite } from './outbox-signal.js';
@@ -13,10 +13,12 @@ import { signalOutboxWrite } from './outbox-signal.js';
  */
 @Injectable()
 export class OutboxRepository {
+  constructor(private readonly transactions: Transactions) {}
+
   async append(tx: Tx, event: DomainEvent, at?: Date, options: { dispatched?: boolean } = {}): Promise<void> {
     const row = outboxRow(event, at ?? new Date(), options.dispatched ?? false);
     await tx.getRepository(OutboxEvent).insert(row as QueryDeepPartialEntity<OutboxEvent>);
-    if (!options.dispatched) signalOutboxWrite();
+    if (!options.dispatched) this.signalOnCommit(tx);
   }
 
   /** Several events of one transaction in one INSERT (a batch of share downloads). */
@@ -25,7 +27,12 @@ export class OutboxRepository {
     const when = at ?? new Date();
     const rows = events.map((event) => outboxRow(event, when, false));
     await tx.getRepository(OutboxEvent).insert(rows as QueryDeepPartialEntity<OutboxEvent>[]);
-    signalOutboxWrite();
+    this.signalOnCommit(tx);
+  }
+
+  /** Consumers of this process hear of the events once they are committed (once per transaction). */
+  private signalOnCommit(tx: Tx): void {
+    if (!this.transactions.afterCommit(tx, signalOutboxWrite, signalOutboxWrite)) signalOutboxWrite();
   }
 }
 

@@ -7,7 +7,7 @@ import { DocumentParticipants } from '../documents/document-participants.service
 import { DocumentsService, searchWords } from '../documents/documents.service.js';
 import type { DomainEventType } from '../events/domain-event.js';
 import type { OutboxEvent } from '../events/entities/outbox-event.entity.js';
-import { onOutboxWrite } from '../events/outbox-signal.js';
+import { OUTBOX_NUDGE_DELAY_MS, onOutboxWrite } from '../events/outbox-signal.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import type { SavedSearch } from './entities/saved-search.entity.js';
 import { SavedSearchIndex, textWords, type DocumentFacts, type IndexedSearch } from './saved-search-index.js';
@@ -17,9 +17,6 @@ const BATCH_SIZE = 100;
 /** Distinct q checked per statement; the matcher yields between them. */
 const Q_CHUNK = 20;
 const POLL_MS = 250;
-const NUDGE_DELAY_MS = 15;
-const NUDGE_RETRY_MS = 25;
-const NUDGE_FOLLOW_UP_MS = 1_000;
 
 /** The events after which a document may match a search it did not (or stop matching one). */
 const DOCUMENT_CHANGES = new Set<DomainEventType>([
@@ -37,7 +34,6 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger('SavedSearchMatcher');
   private readonly poller = new Poller(POLL_MS, () => this.matchBatch(), this.logger);
   private stopListening: (() => void) | undefined;
-  private lastNudge = -Infinity;
   private index: { signature: string; index: SavedSearchIndex } | undefined;
 
   constructor(
@@ -50,10 +46,7 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopListening = onOutboxWrite(() => {
-      this.lastNudge = performance.now();
-      this.poller.wake(NUDGE_DELAY_MS);
-    });
+    this.stopListening = onOutboxWrite(() => this.poller.wake(OUTBOX_NUDGE_DELAY_MS));
     this.poller.start();
   }
 
@@ -80,9 +73,7 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
       const at = this.clock.now();
       await this.transactions.run((tx) => this.searches.markMatched(tx, done, at), { readCommitted: true });
     }
-    const full = events.length === BATCH_SIZE;
-    if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
-    return full;
+    return events.length === BATCH_SIZE;
   }
 
   /** Answers false when there was nothing to write (the event is then marked with the others). */

@@ -40,7 +40,7 @@ export class PublicSharesController {
       'X-Share-Password: 401 when missing or wrong (after the same argon2 check), 429 after too many attempts from ' +
       'one address (the LOGIN_RATE_*_PER_USERNAME limits). Each download is counted and audited (share.accessed): ' +
       'on a link with maxDownloads before the file is sent, on others while it is sent (committed within ' +
-      '25 ms, flushed on a clean stop). The sharer may turn on the share.accessed notification: downloads of one ' +
+      '100 ms, flushed on a clean stop). The sharer may turn on the share.accessed notification: downloads of one ' +
       'link counted in one commit are told in one event (payload.downloads: how many).',
   })
   @ApiParam({

@@ -15,7 +15,7 @@ export const ANONYMOUS_ACTOR = '00000000-0000-0000-0000-000000000000';
 const MAX_BATCH = 64;
 
 /** How long a download of a link without a limit (already being served) waits for others to share its commit. */
-const RECORD_WINDOW_MS = 25;
+const RECORD_WINDOW_MS = 100;
 
 /** One download through a link, to count and audit. */
 export interface ShareDownload {

@@ -44,7 +44,7 @@ export class Poller {
 
   private schedule(delayMs: number): void {
     const dueAt = performance.now() + delayMs;
-    // Wakes faster than the delay (events at 100/s, nudged 15 ms later) would otherwise postpone the run forever.
+    // Wakes faster than the delay (commits at 100/s, each waking 15 ms later) would otherwise postpone the run forever.
     if (this.timer && dueAt >= this.dueAt) return;
     clearTimeout(this.timer);
     this.dueAt = dueAt;

@@ -6,7 +6,7 @@ import { notificationsConfig } from '../../config/configuration.js';
 import { Transactions } from '../../database/transactions.js';
 import { DocumentParticipants } from '../../documents/document-participants.service.js';
 import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
-import { onOutboxWrite } from '../../events/outbox-signal.js';
+import { OUTBOX_NUDGE_DELAY_MS, onOutboxWrite } from '../../events/outbox-signal.js';
 import { ProjectMembership } from '../../projects/project-membership.service.js';
 import { WatchesRepository } from '../../watches/watches.repository.js';
 import { NotificationDto } from '../dto/notification-list-response.dto.js';
@@ -24,13 +24,6 @@ import { recipientsOf, type RecipientSources } from './recipient-rule.js';
 const BATCH_SIZE = 50;
 /** Polling keeps other instances' events within the 1 s target; this instance's own are nudged at once. */
 export const DISPATCH_POLL_MS = 250;
-const NUDGE_DELAY_MS = 15;
-/**
- * The nudge comes before the writer commits, so the nudged run may not see the event yet: runs
- * that find less than a batch look again this soon, for this long after the last nudge.
- */
-const NUDGE_RETRY_MS = 25;
-const NUDGE_FOLLOW_UP_MS = 1_000;
 
 /** Reads made once per batch: its events often concern the same people (a burst of one link's downloads). */
 class BatchReads {
@@ -54,7 +47,6 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   private readonly logger = new Logger('NotificationDispatcher');
   private readonly poller = new Poller(DISPATCH_POLL_MS, () => this.dispatchBatch(), this.logger);
   private stopListening: (() => void) | undefined;
-  private lastNudge = -Infinity;
   /** Called after a batch committed e-mail notifications (the e-mail worker's nudge). */
   onEmailsQueued: (() => void) | undefined;
 
@@ -71,10 +63,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopListening = onOutboxWrite(() => {
-      this.lastNudge = performance.now();
-      this.poller.wake(NUDGE_DELAY_MS);
-    });
+    this.stopListening = onOutboxWrite(() => this.poller.wake(OUTBOX_NUDGE_DELAY_MS));
     this.poller.start();
   }
 
@@ -135,9 +124,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
         await this.transactions.run((tx) => this.delivery.markDispatched(tx, unheard, at), { readCommitted: true });
       }
     }
-    const full = events.length === BATCH_SIZE;
-    if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
-    return full;
+    return events.length === BATCH_SIZE;
   }
 
   /** The active recipients of the event by the recipient rule (recipient-rule.ts), as channels need them. */

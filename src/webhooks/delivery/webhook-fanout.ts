@@ -5,7 +5,7 @@ import { Poller } from '../../common/time/poller.js';
 import { Transactions } from '../../database/transactions.js';
 import { DocumentParticipants } from '../../documents/document-participants.service.js';
 import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
-import { onOutboxWrite } from '../../events/outbox-signal.js';
+import { OUTBOX_NUDGE_DELAY_MS, onOutboxWrite } from '../../events/outbox-signal.js';
 import { WEBHOOK_EVENT_TYPES } from '../dto/webhook.dto.js';
 import type { WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import type { Webhook } from '../entities/webhook.entity.js';
@@ -14,10 +14,6 @@ import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 
 const BATCH_SIZE = 50;
 const POLL_MS = 250;
-/** The nudge comes before the writer commits: look again this soon after it. */
-const NUDGE_DELAY_MS = 15;
-const NUDGE_RETRY_MS = 25;
-const NUDGE_FOLLOW_UP_MS = 1_000;
 
 /**
  * Turns outbox events into webhook deliveries, one row per (event, hook): the outbox's own marker
@@ -31,7 +27,6 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('WebhookFanout');
   private readonly poller = new Poller(POLL_MS, () => this.fanOutBatch(), this.logger);
   private stopListening: (() => void) | undefined;
-  private lastNudge = -Infinity;
 
   constructor(
     private readonly hooks: WebhooksRepository,
@@ -42,10 +37,7 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopListening = onOutboxWrite(() => {
-      this.lastNudge = performance.now();
-      this.poller.wake(NUDGE_DELAY_MS);
-    });
+    this.stopListening = onOutboxWrite(() => this.poller.wake(OUTBOX_NUDGE_DELAY_MS));
     this.poller.start();
   }
 
@@ -86,9 +78,7 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
       await this.transactions.run((tx) => this.hooks.markQueued(tx, unheard, at), { readCommitted: true });
     }
     if (queued) this.worker.wake();
-    const full = events.length === BATCH_SIZE;
-    if (!full && performance.now() - this.lastNudge < NUDGE_FOLLOW_UP_MS) this.poller.wake(NUDGE_RETRY_MS);
-    return full;
+    return events.length === BATCH_SIZE;
   }
 
   private async deliveriesFor(
