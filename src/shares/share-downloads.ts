@@ -5,17 +5,17 @@ import { describeForLog } from '../common/errors/error-mapping.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { ContentVersion } from '../documents/document-files.service.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
-import type { ShareLink } from './entities/share-link.entity.js';
+import { linkServes, type ShareLink } from './entities/share-link.entity.js';
 import { SharesRepository } from './shares.repository.js';
 
 /** The actor of events nobody signed in for (a download through a link): no user has this id. */
 export const ANONYMOUS_ACTOR = '00000000-0000-0000-0000-000000000000';
 
 /** Downloads counted in one transaction at most. */
-const MAX_BATCH = 64;
+export const MAX_BATCH = 64;
 
 /** How long a download of a link without a limit (already being served) waits for others to share its commit. */
-const RECORD_WINDOW_MS = 100;
+export const RECORD_WINDOW_MS = 100;
 
 /** One download through a link, to count and audit. */
 export interface ShareDownload {
@@ -26,6 +26,8 @@ export interface ShareDownload {
 }
 
 interface Waiting extends ShareDownload {
+  /** A limited link's download, waiting for its count before the file is sent. */
+  urgent: boolean;
   settle(counted: boolean | Error): void;
 }
 
@@ -34,15 +36,15 @@ interface Waiting extends ShareDownload {
  * its audit event (share.accessed) and tells the sharer once per link (outbox). Downloads share
  * commits (group commit), so the audit chain's head is locked once per batch: a limited link's
  * download waits for the next turn of the event loop (count); any other is served meanwhile and
- * joins a commit within RECORD_WINDOW_MS (record). On SQLite, whose statements run synchronously,
- * a batch forms only by waiting.
+ * joins a commit within RECORD_WINDOW_MS (record), also while another commit runs. On SQLite, whose
+ * statements run synchronously, a batch forms only by waiting.
  */
 @Injectable()
 export class ShareDownloads implements OnModuleDestroy {
   private readonly logger = new Logger('ShareDownloads');
   private waiting: Waiting[] = [];
   private committing: Promise<void> | undefined;
-  private nextCommit: { urgent: boolean; cancel(): void } | undefined;
+  private nextCommit: { soon: boolean; cancel(): void } | undefined;
 
   constructor(
     private readonly shares: SharesRepository,
@@ -69,8 +71,10 @@ export class ShareDownloads implements OnModuleDestroy {
 
   /** Resolves once every download handed over so far is committed (or failed). */
   async settled(): Promise<void> {
-    if (this.nextCommit) this.commitNow();
-    while (this.committing) await this.committing;
+    while (this.nextCommit || this.committing) {
+      if (this.nextCommit) this.commitNow();
+      await this.committing;
+    }
   }
 
   /** A clean stop records every download already served (before the data source closes). */
@@ -82,19 +86,27 @@ export class ShareDownloads implements OnModuleDestroy {
     return new Promise((resolve, reject) => {
       this.waiting.push({
         ...download,
+        urgent,
         settle: (counted) => (counted instanceof Error ? reject(counted) : resolve(counted)),
       });
-      // A running commit loop takes it; else the next commit is scheduled (sooner, if this one waits).
-      if (this.committing || (this.nextCommit && (this.nextCommit.urgent || !urgent))) return;
-      this.nextCommit?.cancel();
-      if (urgent) {
-        const immediate = setImmediate(() => this.commitNow());
-        this.nextCommit = { urgent, cancel: () => clearImmediate(immediate) };
-      } else {
-        const timer = setTimeout(() => this.commitNow(), RECORD_WINDOW_MS);
-        this.nextCommit = { urgent, cancel: () => clearTimeout(timer) };
-      }
+      this.schedule(urgent);
     });
+  }
+
+  /** The next commit: at the next turn if a download waits for it or a batch is full, else within the window. */
+  private schedule(urgent: boolean): void {
+    // A running commit schedules what is left when it ends.
+    if (this.committing || this.waiting.length === 0) return;
+    const soon = urgent || this.waiting.length >= MAX_BATCH;
+    if (this.nextCommit && (this.nextCommit.soon || !soon)) return;
+    this.nextCommit?.cancel();
+    if (soon) {
+      const immediate = setImmediate(() => this.commitNow());
+      this.nextCommit = { soon, cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(() => this.commitNow(), RECORD_WINDOW_MS);
+      this.nextCommit = { soon, cancel: () => clearTimeout(timer) };
+    }
   }
 
   private commitNow(): void {
@@ -105,7 +117,7 @@ export class ShareDownloads implements OnModuleDestroy {
 
   private async commitWaiting(): Promise<void> {
     try {
-      while (this.waiting.length > 0) {
+      do {
         const batch = this.waiting.splice(0, MAX_BATCH);
         try {
           const counted = await this.transactions.run((tx) => this.countAll(tx, batch));
@@ -114,44 +126,40 @@ export class ShareDownloads implements OnModuleDestroy {
           const failure = error instanceof Error ? error : new Error(String(error));
           for (const download of batch) download.settle(failure);
         }
-      }
+      } while (this.waiting.length >= MAX_BATCH || this.waiting.some((download) => download.urgent));
     } finally {
       this.committing = undefined;
+      this.schedule(false);
     }
   }
 
   /**
-   * Counts the batch: a limited link's downloads one at a time (each against maxDownloads), an
-   * unlimited link's together (one UPDATE); each counted one is audited, and each link's counted
-   * ones are told in one outbox event (payload.downloads).
+   * Counts the batch against its links as they are now (rows locked): each download the link can
+   * still serve is audited with the count it made, each link's count goes up by one UPDATE, and
+   * each link's counted downloads are told in one outbox event (payload.downloads).
    */
   private async countAll(tx: Tx, batch: ShareDownload[]): Promise<boolean[]> {
+    const links = await this.shares.lockForCount(tx, [...new Set(batch.map(({ link }) => link.id))]);
     const counted = batch.map(() => false);
-    const unlimited = new Map<string, number[]>();
-    for (const [index, { link, now }] of batch.entries()) {
-      if (link.maxDownloads !== null) counted[index] = await this.shares.countDownloads(tx, link.id, 1, now);
-      else unlimited.set(link.id, [...(unlimited.get(link.id) ?? []), index]);
-    }
-    for (const [linkId, indexes] of unlimited) {
-      const allowed = await this.shares.countDownloads(tx, linkId, indexes.length, batch[indexes[0]].now);
-      for (const index of indexes) counted[index] = allowed;
-    }
-    const done = batch.filter((_, index) => counted[index]);
-    for (const { link, audit } of done) {
-      await this.audit.record(tx, audit, {
+    // Per link: its first counted download (for the event) and how many were counted.
+    const perLink = new Map<string, { download: ShareDownload; downloads: number }>();
+    for (const [index, download] of batch.entries()) {
+      const current = links.get(download.link.id);
+      if (!current || !linkServes(current, download.now)) continue;
+      counted[index] = true;
+      await this.audit.record(tx, download.audit, {
         action: 'share.accessed',
         targetType: 'share',
-        targetId: link.id,
-        changes: { downloads: { from: link.downloads, to: link.downloads + 1 } },
+        targetId: current.id,
+        changes: { downloads: { from: current.downloads, to: current.downloads + 1 } },
       });
-    }
-    // One event per link and batch, with how many downloads it stands for: a burst is told once.
-    const perLink = new Map<string, { download: ShareDownload; downloads: number }>();
-    for (const download of done) {
-      const told = perLink.get(download.link.id);
+      current.downloads++;
+      const told = perLink.get(current.id);
       if (told) told.downloads++;
-      else perLink.set(download.link.id, { download, downloads: 1 });
+      else perLink.set(current.id, { download, downloads: 1 });
     }
+    for (const [linkId, { downloads }] of perLink) await this.shares.addDownloads(tx, linkId, downloads);
+    // One event per link and batch, with how many downloads it stands for: a burst is told once.
     await this.outbox.appendAll(
       tx,
       [...perLink.values()].map(({ download: { link, content }, downloads }) => ({

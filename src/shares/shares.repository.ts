@@ -60,18 +60,26 @@ export class SharesRepository {
   }
 
   /**
-   * Counts `count` downloads if the link still allows all of them (not revoked, not expired, within
-   * its maximum); false otherwise. One conditional UPDATE, so concurrent downloads never pass the maximum.
+   * The links' current counts and limits in the caller's transaction, their rows locked until it
+   * ends (SQLite has one writer anyway): what a batch of downloads is counted against.
    */
-  async countDownloads(tx: Tx, id: string, count: number, now: Date): Promise<boolean> {
-    const result = await tx
+  async lockForCount(tx: Tx, ids: string[]): Promise<Map<string, ShareLink>> {
+    const query = tx
+      .getRepository(ShareLink)
+      .createQueryBuilder('s')
+      .select(['s.id', 's.downloads', 's.maxDownloads', 's.expiresAt', 's.revokedAt'])
+      .where('s.id IN (:...ids)', { ids });
+    if (tx.connection.options.type !== 'better-sqlite3') query.setLock('pessimistic_write');
+    return new Map((await query.getMany()).map((link) => [link.id, link]));
+  }
+
+  async addDownloads(tx: Tx, id: string, count: number): Promise<void> {
+    await tx
       .getRepository(ShareLink)
       .createQueryBuilder()
       .update()
       .set({ downloads: () => 'downloads + :count' })
-      .where('id = :id AND revokedAt IS NULL AND expiresAt > :now', { id, now, count })
-      .andWhere('(maxDownloads IS NULL OR downloads + :count <= maxDownloads)')
+      .where('id = :id', { id, count })
       .execute();
-    return (result.affected ?? 0) === 1;
   }
 }

@@ -21,7 +21,7 @@ import { DocumentFilesService, type ContentVersion } from '../documents/document
 import type { DocumentWithAccess } from '../documents/documents.repository.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { PasswordHasher } from '../users/password-hasher.service.js';
-import type { ShareLink } from './entities/share-link.entity.js';
+import { linkServes, type ShareLink } from './entities/share-link.entity.js';
 import { ShareDownloads } from './share-downloads.js';
 import { SharesRepository, type ShareWithCreator } from './shares.repository.js';
 
@@ -178,11 +178,9 @@ export class SharesService {
     const link = SHARE_TOKEN_PATTERN.test(token) ? await this.shares.findByTokenHash(tokenHash(token)) : null;
     if (!link) throw unavailable();
     const now = this.clock.now();
-    const usable =
-      link.revokedAt === null &&
-      link.expiresAt.getTime() > now.getTime() &&
-      (link.maxDownloads === null || link.downloads < link.maxDownloads);
-    const content = usable ? await this.files.sharedVersion(link.documentId, link.version ?? undefined) : null;
+    const content = linkServes(link, now)
+      ? await this.files.sharedVersion(link.documentId, link.version ?? undefined)
+      : null;
     if (!content) {
       await this.refused(link, audit, 'unavailable');
       throw unavailable();

@@ -152,15 +152,24 @@ describe.each(databasesUnderTest())('share links on %s', (kind) => {
     expect(served.map((answer) => answer.status)).toEqual([200, 200, 200]);
     // A link without a limit is served first; its downloads are recorded in the next group commit.
     await t.app.get(ShareDownloads).settled();
-    const audited = await t.dataSource.query<{ action: string; actorId: string | null }[]>(
-      'SELECT action, actorId FROM audit_events WHERE targetId = ? ORDER BY sequence',
+    const audited = await t.dataSource.query<{ action: string; actorId: string | null; changes: unknown }[]>(
+      'SELECT action, actorId, changes FROM audit_events WHERE targetId = ? ORDER BY sequence',
       [id],
     );
-    expect(audited).toEqual([
+    expect(audited.map(({ action, actorId }) => ({ action, actorId }))).toEqual([
       { action: 'share.created', actorId: t.user('alice').id },
       { action: 'share.accessed', actorId: null },
       { action: 'share.accessed', actorId: null },
       { action: 'share.accessed', actorId: null },
+    ]);
+    // Each download is audited with the count it made, also within one commit.
+    const counts = audited
+      .slice(1)
+      .map(({ changes }) => (typeof changes === 'string' ? JSON.parse(changes) : changes).downloads);
+    expect(counts).toEqual([
+      { from: 0, to: 1 },
+      { from: 1, to: 2 },
+      { from: 2, to: 3 },
     ]);
     const listed = await request(t.url)
       .get(`/api/documents/${documentId}/shares`)

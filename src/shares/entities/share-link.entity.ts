@@ -46,3 +46,15 @@ export class ShareLink {
   @Column({ type: 'datetime', precision: 3, nullable: true })
   revokedAt: Date | null;
 }
+
+/** Whether the link may serve a download at `now`: not revoked, not expired, not used up. */
+export function linkServes(
+  link: Pick<ShareLink, 'revokedAt' | 'expiresAt' | 'maxDownloads' | 'downloads'>,
+  now: Date,
+): boolean {
+  return (
+    link.revokedAt === null &&
+    link.expiresAt.getTime() > now.getTime() &&
+    (link.maxDownloads === null || link.downloads < link.maxDownloads)
+  );
+}
