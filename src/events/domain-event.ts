@@ -34,6 +34,8 @@ export interface EventDefinition {
   offByDefault?: true;
   /** Passes quiet hours and snooze when the user's urgentBypass is on. */
   urgent?: true;
+  /** After it, its document may match saved searches it did not, or stop matching them. */
+  changesSearchMatches?: true;
   /** The notification's subject and message. */
   text(input: EventTextInput): { subject: string; message: string };
 }
@@ -44,6 +46,7 @@ const quoted = (value: unknown): string => (said(value) ? ` "${said(value)}"` : 
 
 export const EVENT_CATALOGUE = {
   'document.created': {
+    changesSearchMatches: true,
     email: 'off',
     text: ({ actor, title, project }) => ({
       subject: `New document ${title}`,
@@ -51,6 +54,7 @@ export const EVENT_CATALOGUE = {
     }),
   },
   'document.updated': {
+    changesSearchMatches: true,
     email: 'immediate',
     text: ({ actor, title }) => ({
       subject: `${title} was updated`,
@@ -58,6 +62,7 @@ export const EVENT_CATALOGUE = {
     }),
   },
   'document.version_added': {
+    changesSearchMatches: true,
     email: 'immediate',
     text: ({ actor, title, payload }) => ({
       subject: `New version of ${title}`,
@@ -65,6 +70,7 @@ export const EVENT_CATALOGUE = {
     }),
   },
   'document.status_changed': {
+    changesSearchMatches: true,
     email: 'immediate',
     text: ({ actor, title, payload }) => {
       const from = said(payload.from);
@@ -76,6 +82,7 @@ export const EVENT_CATALOGUE = {
     },
   },
   'document.deleted': {
+    changesSearchMatches: true,
     email: 'off',
     text: ({ actor, title }) => ({
       subject: `${title} was moved to the trash`,
@@ -83,6 +90,7 @@ export const EVENT_CATALOGUE = {
     }),
   },
   'document.restored': {
+    changesSearchMatches: true,
     email: 'off',
     text: ({ actor, title }) => ({
       subject: `${title} was restored`,
@@ -201,6 +209,11 @@ export function eventDefinition(type: DomainEventType): EventDefinition {
 }
 
 /** Whether a stored event type (any string) passes quiet hours and snooze. */
+/** Whether saved searches are to be matched again after an event of this type (see EventDefinition). */
+export function changesSearchMatches(type: string): boolean {
+  return (EVENT_CATALOGUE as Record<string, EventDefinition>)[type]?.changesSearchMatches === true;
+}
+
 export function isUrgentEvent(type: string): boolean {
   return (EVENT_CATALOGUE as Record<string, EventDefinition>)[type]?.urgent === true;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm';
 import { appendOnlyId } from '../common/ids/append-only-id.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { DomainEvent } from './domain-event.js';
+import { changesSearchMatches, type DomainEvent } from './domain-event.js';
 import { OutboxEvent } from './entities/outbox-event.entity.js';
 import { signalOutboxWrite } from './outbox-signal.js';
 
@@ -43,6 +43,7 @@ function outboxRow(event: DomainEvent, at: Date, dispatched: boolean): OutboxEve
     createdAt: at,
     dispatchedAt: dispatched ? at : null,
     webhooksQueuedAt: null,
-    searchesMatchedAt: null,
+    // Saved searches need no look at an event that cannot change what they match.
+    searchesMatchedAt: event.documentId && changesSearchMatches(event.type) ? null : at,
   });
 }

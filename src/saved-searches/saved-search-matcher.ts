@@ -5,7 +5,7 @@ import { Poller } from '../common/time/poller.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentParticipants } from '../documents/document-participants.service.js';
 import { DocumentsService, searchWords } from '../documents/documents.service.js';
-import type { DomainEventType } from '../events/domain-event.js';
+import { changesSearchMatches } from '../events/domain-event.js';
 import type { OutboxEvent } from '../events/entities/outbox-event.entity.js';
 import { OUTBOX_NUDGE_DELAY_MS, onOutboxWrite } from '../events/outbox-signal.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
@@ -17,16 +17,6 @@ const BATCH_SIZE = 100;
 /** Distinct q checked per statement; the matcher yields between them. */
 const Q_CHUNK = 20;
 const POLL_MS = 250;
-
-/** The events after which a document may match a search it did not (or stop matching one). */
-const DOCUMENT_CHANGES = new Set<DomainEventType>([
-  'document.created',
-  'document.updated',
-  'document.version_added',
-  'document.status_changed',
-  'document.deleted',
-  'document.restored',
-]);
 
 /** Saved-search alerts, after commit, from the outbox (docs/notifications.md, "How matching works"). */
 @Injectable()
@@ -61,7 +51,7 @@ export class SavedSearchMatcher implements OnApplicationBootstrap, OnModuleDestr
     if (events.length) {
       const index = await this.currentIndex();
       for (const event of events) {
-        if (!event.documentId || !DOCUMENT_CHANGES.has(event.type)) {
+        if (!event.documentId || !changesSearchMatches(event.type)) {
           done.push(event.id);
           continue;
         }
