@@ -208,12 +208,12 @@ export function eventDefinition(type: DomainEventType): EventDefinition {
   return EVENT_CATALOGUE[type];
 }
 
-/** Whether a stored event type (any string) passes quiet hours and snooze. */
 /** Whether saved searches are to be matched again after an event of this type (see EventDefinition). */
 export function changesSearchMatches(type: string): boolean {
   return (EVENT_CATALOGUE as Record<string, EventDefinition>)[type]?.changesSearchMatches === true;
 }
 
+/** Whether a stored event type (any string) passes quiet hours and snooze. */
 export function isUrgentEvent(type: string): boolean {
   return (EVENT_CATALOGUE as Record<string, EventDefinition>)[type]?.urgent === true;
 }
