@@ -5,6 +5,7 @@ import { Clock } from '../../common/time/clock.js';
 import { notificationsConfig } from '../../config/configuration.js';
 import { Transactions } from '../../database/transactions.js';
 import { DocumentParticipants } from '../../documents/document-participants.service.js';
+import { BatchReads } from '../../events/batch-reads.js';
 import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
 import { OUTBOX_NUDGE_DELAY_MS, onOutboxWrite } from '../../events/outbox-signal.js';
 import { ProjectMembership } from '../../projects/project-membership.service.js';
@@ -24,16 +25,6 @@ import { recipientsOf, type RecipientSources } from './recipient-rule.js';
 const BATCH_SIZE = 50;
 /** Polling keeps other instances' events within the 1 s target; this instance's own are nudged at once. */
 export const DISPATCH_POLL_MS = 250;
-
-/** Reads made once per batch: its events often concern the same people (a burst of one link's downloads). */
-class BatchReads {
-  private readonly made = new Map<string, Promise<unknown>>();
-
-  once<T>(key: string, read: () => Promise<T>): Promise<T> {
-    if (!this.made.has(key)) this.made.set(key, read());
-    return this.made.get(key) as Promise<T>;
-  }
-}
 
 /**
  * Turns outbox events into notifications, exactly once per (event, recipient, channel): one

@@ -4,6 +4,7 @@ import { Clock } from '../../common/time/clock.js';
 import { Poller } from '../../common/time/poller.js';
 import { Transactions } from '../../database/transactions.js';
 import { DocumentParticipants } from '../../documents/document-participants.service.js';
+import { BatchReads } from '../../events/batch-reads.js';
 import type { OutboxEvent } from '../../events/entities/outbox-event.entity.js';
 import { OUTBOX_NUDGE_DELAY_MS, onOutboxWrite } from '../../events/outbox-signal.js';
 import { WEBHOOK_EVENT_TYPES } from '../dto/webhook.dto.js';
@@ -52,11 +53,9 @@ export class WebhookFanout implements OnApplicationBootstrap, OnModuleDestroy {
     const unheard: string[] = [];
     let queued = false;
     // The hooks are read once per batch and project: a batch is mostly events of a few projects.
-    const hooksOf = new Map<string | null, Promise<Webhook[]>>();
-    const enabledFor = (projectId: string | null) => {
-      if (!hooksOf.has(projectId)) hooksOf.set(projectId, this.hooks.enabledFor(projectId));
-      return hooksOf.get(projectId)!;
-    };
+    const reads = new BatchReads();
+    const enabledFor = (projectId: string | null) =>
+      reads.once(`hooks:${projectId}`, () => this.hooks.enabledFor(projectId));
     for (const event of events) {
       const now = this.clock.now();
       const rows = await this.deliveriesFor(event, now, enabledFor);
