@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Transactions, Tx } from '../database/transactions.js';
-import type { ContentVersion } from '../documents/document-files.service.js';
 import type { OutboxRepository } from '../events/outbox.repository.js';
 import type { ShareLink } from './entities/share-link.entity.js';
 import { MAX_BATCH, RECORD_WINDOW_MS, ShareDownloads, type ShareDownload } from './share-downloads.js';
@@ -23,10 +22,11 @@ describe('ShareDownloads batching', () => {
   let downloads: ShareDownloads;
 
   const download = (shareLink: ShareLink): ShareDownload => ({
-    link: shareLink,
-    content: { document: { id: 'd', projectId: 'p', title: 't' } } as ContentVersion,
+    linkId: shareLink.id,
+    sharerId: 'u',
+    document: { id: 'd', projectId: 'p', title: 't' },
     audit: { actorId: null, ip: null, requestId: null },
-    now: NOW,
+    at: NOW,
   });
 
   beforeEach(() => {

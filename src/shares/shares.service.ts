@@ -22,7 +22,7 @@ import type { DocumentWithAccess } from '../documents/documents.repository.js';
 import { DocumentsService } from '../documents/documents.service.js';
 import { PasswordHasher } from '../users/password-hasher.service.js';
 import { linkServes, type ShareLink } from './entities/share-link.entity.js';
-import { ShareDownloads } from './share-downloads.js';
+import { ShareDownloads, type ShareDownload } from './share-downloads.js';
 import { SharesRepository, type ShareWithCreator } from './shares.repository.js';
 
 export interface ShareRequest {
@@ -190,9 +190,17 @@ export class SharesService {
       await this.audit.recordAlone(audit, { action: 'share.viewed', targetType: 'share', targetId: link.id });
       return content;
     }
+    const { id, projectId, title } = content.document;
+    const use: ShareDownload = {
+      linkId: link.id,
+      sharerId: link.createdBy,
+      document: { id, projectId, title },
+      audit,
+      at: now,
+    };
     // Only a limit needs the count before the bytes; other downloads are recorded while they are sent.
-    if (link.maxDownloads === null) this.downloads.record({ link, content, audit, now });
-    else if (!(await this.downloads.count({ link, content, audit, now }))) throw unavailable();
+    if (link.maxDownloads === null) this.downloads.record(use);
+    else if (!(await this.downloads.count(use))) throw unavailable();
     return content;
   }
 
