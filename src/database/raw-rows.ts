@@ -8,13 +8,21 @@ import type { Tx } from './transactions.js';
  * parameters; bench/README.md, "Attention").
  */
 
-/** A row of `repository`'s table, selected by column names, as TypeORM would load it; absent columns stay unset. */
-export function hydrateRow<T extends ObjectLiteral>(repository: Repository<T>, row: Record<string, unknown>): T {
+/**
+ * A row of `repository`'s table, selected by column names (each behind `prefix` when a join
+ * selects two tables), as TypeORM would load it; absent columns stay unset.
+ */
+export function hydrateRow<T extends ObjectLiteral>(
+  repository: Repository<T>,
+  row: Record<string, unknown>,
+  prefix = '',
+): T {
   const entity = repository.create();
   const driver = repository.manager.connection.driver;
   for (const column of repository.metadata.columns) {
-    if (!(column.databaseName in row)) continue;
-    column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
+    const name = prefix + column.databaseName;
+    if (!(name in row)) continue;
+    column.setEntityValue(entity, driver.prepareHydratedValue(row[name], column));
   }
   return entity;
 }

@@ -268,12 +268,9 @@ export class DocumentFilesService {
    * null when either is gone. No caller: holding the link is the permission.
    */
   async sharedVersion(documentId: string, version?: number): Promise<ContentVersion | null> {
-    // No user has an empty id: the project role is never looked up for a link.
-    const found = await this.documents.find(documentId, '');
-    if (!found) return null;
-    const row = await this.versionsRepository.findVersion(documentId, version ?? found.document.currentVersion);
-    if (!row || row.sha256 === null) return null;
-    return { document: found.document, version: row as ContentVersion['version'] };
+    const found = await this.versionsRepository.findWithDocument(documentId, version ?? null);
+    if (!found || found.version.sha256 === null) return null;
+    return found as ContentVersion;
   }
 
   /**

@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShareDownloads } from '../../src/shares/share-downloads.js';
 import { databasesUnderTest } from '../support/databases.js';
 import { expectError } from '../support/expect-error.js';
+import { uploadDocument } from '../support/content.js';
 import { waitFor } from '../support/inbox.js';
 import { aliceFileDocument, createShare, errorOf, openShare } from '../support/shares.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
+import { sendMultipart } from '../support/uploads.js';
 
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
@@ -209,6 +211,26 @@ describe.each(databasesUnderTest())('share links on %s', (kind) => {
       return found.length > 0 && found;
     }, 'the share.accessed notification');
     expect(told.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves the version a link names, or the current one as versions are added', async () => {
+    const document = await uploadDocument(t, tokens.alice, t.seed.projects[0].id, 'v.txt', 'first version\n');
+    const expiresAt = new Date(clock.now().getTime() + DAY).toISOString();
+    const links = await Promise.all(
+      [{}, { version: 1 }].map(async (body) => {
+        const created = await createShare(t, tokens.alice, document.id, { expiresAt, ...body });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        return (created.body as { token: string }).token;
+      }),
+    );
+    const added = await sendMultipart(`${t.url}/api/documents/${document.id}/versions`, tokens.alice, [
+      { name: 'file', fileName: 'v.txt', bytes: 'second version\n' },
+    ]);
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const [current, pinned] = await Promise.all(links.map((token) => openShare(t, token)));
+    expect([current.status, pinned.status]).toEqual([200, 200]);
+    expect((current.body as Buffer).toString('utf8')).toBe('second version\n');
+    expect((pinned.body as Buffer).toString('utf8')).toBe('first version\n');
   });
 
   it('refuses expiries past SHARE_MAX_DAYS, in the past, unknown versions, and non-contributors', async () => {
