@@ -11,7 +11,7 @@ import { SharesRepository } from './shares.repository.js';
 /** The actor of events nobody signed in for (a download through a link): no user has this id. */
 export const ANONYMOUS_ACTOR = '00000000-0000-0000-0000-000000000000';
 
-/** Downloads counted in one transaction at most (a batch's commit costs about as much as 30 downloads). */
+/** Downloads counted in one transaction at most (each batch takes its own transaction, chain-head lock and event). */
 export const MAX_BATCH = 256;
 
 /** How long a download of a link without a limit (already being served) waits for others to share its commit. */
